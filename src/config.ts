@@ -1,0 +1,541 @@
+/**
+ * Every setting of stacksync, declared once.
+ *
+ * Each declaration names its environment variable, its command-line flag, its default and its
+ * help text, and carries the zod schema that turns the raw text into a typed value. Parsing,
+ * validation, `--help` and the README's settings table are all derived from {@linkcode SETTINGS}.
+ *
+ * Precedence, highest first: command-line flag, environment variable, env file, default.
+ * An empty value counts as unset.
+ *
+ * @module
+ */
+import { parseArgs, parseEnv } from "node:util";
+import { z } from "zod";
+
+/** The exact text RESET_STACKS requires in CONFIRM_RESET_STACK. */
+export const RESET_CONFIRMATION =
+  "I acknowledge all my current stacks will be deleted and new one will be created";
+
+/** Thrown for any invalid setting; `main.ts` turns it into exit status 2. */
+export class ConfigError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ConfigError";
+  }
+}
+
+const TRUE_WORDS = ["true", "1", "yes"];
+const BOOLEAN_WORDS = [...TRUE_WORDS, "false", "0", "no"];
+
+const bool = z.string().transform((raw, ctx) => {
+  const word = raw.trim().toLowerCase();
+  if (!BOOLEAN_WORDS.includes(word)) {
+    ctx.addIssue({ code: "custom", message: `must be one of ${BOOLEAN_WORDS.join(", ")}` });
+    return z.NEVER;
+  }
+  return TRUE_WORDS.includes(word);
+});
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.string().transform((raw, ctx) => {
+    const word = raw.trim().toLowerCase();
+    const found = values.find((value) => value === word);
+    if (found === undefined) {
+      ctx.addIssue({ code: "custom", message: `must be one of ${values.join(", ")}` });
+      return z.NEVER;
+    }
+    return found;
+  });
+}
+
+/** Splits a comma-separated list; items are trimmed, empty items kept (they carry meaning). */
+const list = z.string().transform((raw) => raw.split(",").map((item) => item.trim()));
+
+const positiveInteger = z.string().transform((raw, ctx) => {
+  const text = raw.trim();
+  if (!/^[0-9]+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
+    ctx.addIssue({ code: "custom", message: "must be a positive whole number of seconds" });
+    return z.NEVER;
+  }
+  return Number(text);
+});
+
+const httpUrl = z.string().transform((raw, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    ctx.addIssue({
+      code: "custom",
+      message: "must be an http(s) URL such as http://immich:2283/api",
+    });
+    return z.NEVER;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    ctx.addIssue({
+      code: "custom",
+      message: "must be an http(s) URL such as http://immich:2283/api",
+    });
+    return z.NEVER;
+  }
+  // Keep any path prefix (reverse proxies); drop a trailing slash so paths join cleanly.
+  return url.href.replace(/\/+$/, "");
+});
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+const isoDate = z.string().transform((raw, ctx) => {
+  const text = raw.trim();
+  if (!ISO_8601.test(text) || Number.isNaN(Date.parse(text))) {
+    ctx.addIssue({
+      code: "custom",
+      message: "must be an ISO 8601 date or date-time such as 2024-01-31 or 2024-01-31T12:00:00Z",
+    });
+    return z.NEVER;
+  }
+  return new Date(text).toISOString();
+});
+
+const criteriaJson = z.string().transform((raw, ctx) => {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+const text = z.string();
+
+/** One declared setting. */
+export interface SettingDeclaration<T> {
+  /** Environment variable name. */
+  readonly env: string;
+  /** Long command-line flag, without the leading `--`. */
+  readonly flag: string;
+  /** Default as raw text, parsed like any other value; undefined = no default. */
+  readonly default?: string;
+  /** One-line help, shown by `--help` and in the README. */
+  readonly help: string;
+  /** Parses the raw text into the setting's value. */
+  readonly schema: z.ZodType<unknown, string>;
+  /** A boolean switch: `--flag` means true and `--no-flag` false. */
+  readonly switch?: boolean;
+  /** The value is a secret: never printed, never logged. */
+  readonly secret?: boolean;
+}
+
+function declare<T>(declaration: SettingDeclaration<T> & { schema: z.ZodType<T, string> }) {
+  return declaration;
+}
+
+/** The declarations, in the order `--help` and the README list them. */
+export const SETTINGS = {
+  apiUrl: declare({
+    env: "API_URL",
+    flag: "api-url",
+    schema: httpUrl,
+    help: "Base address of the Immich API, ending in /api (e.g. http://immich:2283/api)",
+  }),
+  apiKey: declare({
+    env: "API_KEY",
+    flag: "api-key",
+    schema: text,
+    secret: true,
+    help: "Immich API key; several keys separated by commas are processed one user at a time",
+  }),
+  apiKeyFile: declare({
+    env: "API_KEY_FILE",
+    flag: "api-key-file",
+    schema: text,
+    help: "File holding the API key(s), e.g. a Docker secret; excludes API_KEY",
+  }),
+  envFile: declare({
+    env: "ENV_FILE",
+    flag: "env-file",
+    schema: text,
+    help: "File of KEY=value lines read before the environment; default ./.env when present",
+  }),
+  runMode: declare({
+    env: "RUN_MODE",
+    flag: "run-mode",
+    default: "once",
+    schema: oneOf(["once", "cron"] as const),
+    help: "once: one pass then exit; cron: a pass every CRON_INTERVAL seconds until a signal",
+  }),
+  cronInterval: declare({
+    env: "CRON_INTERVAL",
+    flag: "cron-interval",
+    default: "86400",
+    schema: positiveInteger,
+    help: "Seconds to wait between passes in cron mode",
+  }),
+  dryRun: declare({
+    env: "DRY_RUN",
+    flag: "dry-run",
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "Read and plan, log what would change, send no write request",
+  }),
+  criteria: declare({
+    env: "CRITERIA",
+    flag: "criteria",
+    schema: criteriaJson,
+    help: "Grouping criteria as JSON (legacy array or advanced mode); default: file name " +
+      "before the first ~ or . plus localDateTime within 1000 ms",
+  }),
+  withArchived: declare({
+    env: "WITH_ARCHIVED",
+    flag: "with-archived",
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "Include archived assets",
+  }),
+  withDeleted: declare({
+    env: "WITH_DELETED",
+    flag: "with-deleted",
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "Include trashed assets",
+  }),
+  includeVideos: declare({
+    env: "INCLUDE_VIDEOS",
+    flag: "include-videos",
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "Include videos (images only by default)",
+  }),
+  filterAlbumIds: declare({
+    env: "FILTER_ALBUM_IDS",
+    flag: "filter-album-ids",
+    schema: list,
+    help: "Only assets in these albums: comma-separated album ids or names",
+  }),
+  filterTakenAfter: declare({
+    env: "FILTER_TAKEN_AFTER",
+    flag: "filter-taken-after",
+    schema: isoDate,
+    help: "Only assets taken at or after this ISO 8601 date-time",
+  }),
+  filterTakenBefore: declare({
+    env: "FILTER_TAKEN_BEFORE",
+    flag: "filter-taken-before",
+    schema: isoDate,
+    help: "Only assets taken before this ISO 8601 date-time",
+  }),
+  parentFilenamePromote: declare({
+    env: "PARENT_FILENAME_PROMOTE",
+    flag: "parent-filename-promote",
+    default: "cover,edit,crop,hdr,biggestNumber",
+    schema: list,
+    help: "File-name fragments that make an asset the parent, first = strongest; " +
+      "accepts sequence, sequence:<digits>, sequence:<prefix>, biggestNumber, biggestSize, " +
+      "smallestSize",
+  }),
+  parentExtPromote: declare({
+    env: "PARENT_EXT_PROMOTE",
+    flag: "parent-ext-promote",
+    default: ".jpg,.png,.jpeg,.heic,.dng",
+    schema: list,
+    help: "Extensions that make an asset the parent, first = strongest",
+  }),
+  replaceStacks: declare({
+    env: "REPLACE_STACKS",
+    flag: "replace-stacks",
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "Replace existing stacks that conflict with the computed groups",
+  }),
+  removeSingleAssetStacks: declare({
+    env: "REMOVE_SINGLE_ASSET_STACKS",
+    flag: "remove-single-asset-stacks",
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "Delete stacks that hold a single asset",
+  }),
+  resetStacks: declare({
+    env: "RESET_STACKS",
+    flag: "reset-stacks",
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "Delete every stack, then create the computed ones (RUN_MODE=once only)",
+  }),
+  confirmResetStack: declare({
+    env: "CONFIRM_RESET_STACK",
+    flag: "confirm-reset-stack",
+    schema: text,
+    help: `Required with RESET_STACKS, exactly: ${RESET_CONFIRMATION}`,
+  }),
+  logLevel: declare({
+    env: "LOG_LEVEL",
+    flag: "log-level",
+    default: "info",
+    schema: oneOf(["trace", "debug", "info", "warn", "error"] as const),
+    help: "Log verbosity: trace (HTTP bodies), debug (parent decisions), info, warn, error",
+  }),
+  logFormat: declare({
+    env: "LOG_FORMAT",
+    flag: "log-format",
+    default: "text",
+    schema: oneOf(["text", "json"] as const),
+    help: "Log line format: text (logfmt key=value) or json (one object per line)",
+  }),
+  logFile: declare({
+    env: "LOG_FILE",
+    flag: "log-file",
+    schema: text,
+    help: "Also append logs to this file (created with its folder if missing)",
+  }),
+} as const;
+
+type Declarations = typeof SETTINGS;
+type Parsed<K extends keyof Declarations> = Declarations[K]["schema"] extends
+  z.ZodType<infer T, string> ? T : never;
+type WithDefault = {
+  [K in keyof Declarations]: Declarations[K] extends { default: string } ? K : never;
+}[keyof Declarations];
+
+/** Raw settings as parsed from their declarations, before cross-field checks. */
+export type RawSettings =
+  & { [K in WithDefault]: Parsed<K> }
+  & { [K in Exclude<keyof Declarations, WithDefault>]?: Parsed<K> };
+
+/** The validated settings a run works with. */
+export type Settings =
+  & Omit<RawSettings, "apiKey" | "apiKeyFile" | "envFile" | "confirmResetStack">
+  & {
+    /** One key per user, in the order given. */
+    readonly apiKeys: readonly string[];
+  };
+
+/** What the command line asks for. */
+export type Command =
+  | { readonly kind: "help"; readonly text: string }
+  | { readonly kind: "version"; readonly text: string }
+  | { readonly kind: "run"; readonly settings: Settings };
+
+/** Inputs of {@linkcode loadSettings}; the file reader is injectable for tests. */
+export interface LoadSettingsOptions {
+  /** Command-line arguments, without the program name. */
+  readonly args: readonly string[];
+  /** The process environment. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Program version printed by `--version`. */
+  readonly version: string;
+  /**
+   * Reads a text file; returns undefined when the file does not exist.
+   * @default Deno.readTextFileSync, with NotFound mapped to undefined
+   */
+  readonly readTextFile?: (path: string) => string | undefined;
+}
+
+function readTextFileIfPresent(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
+const KEYS = Object.keys(SETTINGS) as (keyof Declarations)[];
+
+function describe(key: keyof Declarations): string {
+  return `${SETTINGS[key].env} (--${SETTINGS[key].flag})`;
+}
+
+function parseCommandLine(args: readonly string[]) {
+  const options: Record<string, { type: "string" | "boolean" }> = {
+    help: { type: "boolean" },
+    version: { type: "boolean" },
+  };
+  for (const key of KEYS) {
+    const declaration: SettingDeclaration<unknown> = SETTINGS[key];
+    options[declaration.flag] = { type: declaration.switch ? "boolean" : "string" };
+  }
+  try {
+    return parseArgs({ args: [...args], options, strict: true, allowNegative: true });
+  } catch (error) {
+    throw new ConfigError(
+      `Cannot parse the command line: ${(error as Error).message.split("\n")[0]}; see --help`,
+    );
+  }
+}
+
+/**
+ * Reads the command line, the environment and the env file into validated settings.
+ *
+ * @param options The arguments, environment and file reader.
+ * @returns The command to carry out: help, version, or a run with its settings.
+ * @throws {ConfigError} For any invalid setting, naming the variable and the allowed values.
+ *
+ * @example Usage
+ * ```ts
+ * import { loadSettings } from "./config.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const command = loadSettings({
+ *   args: ["--dry-run"],
+ *   env: { API_URL: "http://immich:2283/api", API_KEY: "secret" },
+ *   version: "1.0.0",
+ *   readTextFile: () => undefined,
+ * });
+ * assert.equal(command.kind, "run");
+ * if (command.kind === "run") {
+ *   assert.equal(command.settings.dryRun, true);
+ *   assert.equal(command.settings.runMode, "once");
+ * }
+ * ```
+ */
+export function loadSettings(options: LoadSettingsOptions): Command {
+  const readTextFile = options.readTextFile ?? readTextFileIfPresent;
+  const { values } = parseCommandLine(options.args);
+  if (values.help) return { kind: "help", text: helpText() };
+  if (values.version) return { kind: "version", text: `stacksync ${options.version}` };
+
+  const fromFlag = (key: keyof Declarations): string | undefined => {
+    const value = values[SETTINGS[key].flag];
+    if (value === undefined) return undefined;
+    return typeof value === "boolean" ? String(value) : value;
+  };
+  const nonEmpty = (value: string | undefined) => value === "" ? undefined : value;
+
+  const envFilePath = nonEmpty(fromFlag("envFile")) ?? nonEmpty(options.env.ENV_FILE);
+  const envFile = readEnvFile(envFilePath, readTextFile);
+
+  const raw: Record<string, unknown> = {};
+  for (const key of KEYS) {
+    const declaration: SettingDeclaration<unknown> = SETTINGS[key];
+    const text = nonEmpty(fromFlag(key)) ?? nonEmpty(options.env[declaration.env]) ??
+      nonEmpty(envFile[declaration.env]) ?? declaration.default;
+    if (text === undefined) continue;
+    const result = declaration.schema.safeParse(text);
+    if (!result.success) {
+      const problem = result.error.issues[0]?.message ?? "invalid value";
+      if (key === "criteria") throw new ConfigError(`Invalid grouping criteria: ${problem}`);
+      const shown = declaration.secret ? "" : `: current value is ${JSON.stringify(text)}`;
+      throw new ConfigError(`Invalid ${describe(key)}: ${problem}${shown}`);
+    }
+    raw[key] = result.data;
+  }
+  return { kind: "run", settings: validate(raw as RawSettings, readTextFile) };
+}
+
+function readEnvFile(
+  path: string | undefined,
+  readTextFile: (path: string) => string | undefined,
+): Record<string, string | undefined> {
+  const file = path ?? ".env";
+  let content: string | undefined;
+  try {
+    content = readTextFile(file);
+  } catch (error) {
+    throw new ConfigError(`Cannot read env file ${file}: ${(error as Error).message}`);
+  }
+  if (content === undefined) {
+    if (path === undefined) return {};
+    throw new ConfigError(`Cannot read env file ${file}: no such file`);
+  }
+  return { ...parseEnv(content) };
+}
+
+function splitKeys(text: string, source: string): string[] {
+  const keys = text.split(",").map((key) => key.trim());
+  if (keys.some((key) => key === "")) {
+    throw new ConfigError(`Invalid ${source}: the list of API keys has an empty entry`);
+  }
+  return keys;
+}
+
+function validate(
+  raw: RawSettings,
+  readTextFile: (path: string) => string | undefined,
+): Settings {
+  const { apiKey, apiKeyFile, envFile: _envFile, confirmResetStack, ...rest } = raw;
+  if (raw.apiUrl === undefined) {
+    throw new ConfigError(`Missing ${describe("apiUrl")}: set the address of the Immich API`);
+  }
+  if (apiKey !== undefined && apiKeyFile !== undefined) {
+    throw new ConfigError(
+      `Conflicting ${describe("apiKey")} and ${describe("apiKeyFile")}: set only one of them`,
+    );
+  }
+  let apiKeys: string[];
+  if (apiKeyFile !== undefined) {
+    let content: string | undefined;
+    try {
+      content = readTextFile(apiKeyFile);
+    } catch (error) {
+      throw new ConfigError(`Cannot read API_KEY_FILE ${apiKeyFile}: ${(error as Error).message}`);
+    }
+    if (content === undefined) {
+      throw new ConfigError(`Cannot read API_KEY_FILE ${apiKeyFile}: no such file`);
+    }
+    apiKeys = splitKeys(content.replace(/\s+$/, "").split(/\r?\n/).join(","), "API_KEY_FILE");
+  } else if (apiKey !== undefined) {
+    apiKeys = splitKeys(apiKey, describe("apiKey"));
+  } else {
+    throw new ConfigError(
+      `Missing ${describe("apiKey")}: set an Immich API key, or API_KEY_FILE (--api-key-file)`,
+    );
+  }
+  if (raw.resetStacks && raw.runMode === "cron") {
+    throw new ConfigError(
+      `Invalid ${describe("resetStacks")}: RESET_STACKS works only with RUN_MODE=once`,
+    );
+  }
+  if (raw.resetStacks && confirmResetStack !== RESET_CONFIRMATION) {
+    throw new ConfigError(
+      `Invalid ${describe("confirmResetStack")}: RESET_STACKS needs it to be exactly ` +
+        `"${RESET_CONFIRMATION}"`,
+    );
+  }
+  if (
+    raw.filterTakenAfter !== undefined && raw.filterTakenBefore !== undefined &&
+    raw.filterTakenAfter >= raw.filterTakenBefore
+  ) {
+    throw new ConfigError(
+      `Invalid ${describe("filterTakenAfter")}: must be before FILTER_TAKEN_BEFORE: ` +
+        `current values are ${raw.filterTakenAfter} and ${raw.filterTakenBefore}`,
+    );
+  }
+  return { ...rest, apiUrl: raw.apiUrl, apiKeys };
+}
+
+/** The `--help` text, generated from {@linkcode SETTINGS}. */
+export function helpText(): string {
+  const lines = [
+    "stacksync: keep Immich stacks in line with grouping rules",
+    "",
+    "Usage: stacksync [options]",
+    "",
+    "Every option can also be set by its environment variable or in an env file.",
+    "Precedence: flag > environment > env file > default.",
+    "",
+    "Options:",
+  ];
+  for (const key of KEYS) {
+    const declaration: SettingDeclaration<unknown> = SETTINGS[key];
+    const flag = declaration.switch
+      ? `--${declaration.flag}, --no-${declaration.flag}`
+      : `--${declaration.flag} <value>`;
+    const fallback = declaration.default === undefined ? "" : ` [default: ${declaration.default}]`;
+    lines.push(`  ${flag}`, `      ${declaration.env}: ${declaration.help}${fallback}`);
+  }
+  lines.push("  --help", "      Show this help", "  --version", "      Show the version");
+  return lines.join("\n");
+}
+
+/** The effective settings as one record for the start-up log line; secrets never appear. */
+export function describeSettings(settings: Settings): Record<string, unknown> {
+  const { apiKeys, ...rest } = settings;
+  return { ...rest, apiKeys: `${apiKeys.length} key${apiKeys.length === 1 ? "" : "s"}` };
+}
