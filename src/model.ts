@@ -74,3 +74,15 @@ export interface SkippedAsset {
   /** Human detail such as the offending value. */
   readonly detail: string;
 }
+
+/**
+ * A regex criterion that also promotes: the text captured by group `promoteIndex` of `pattern`
+ * (applied to `field`) ranks the asset by its position in `promoteKeys`; earlier is stronger.
+ * Grouping derives these from CRITERIA; promotion applies them.
+ */
+export interface RegexPromotion {
+  readonly field: "originalFileName" | "originalPath";
+  readonly pattern: RegExp;
+  readonly promoteIndex: number;
+  readonly promoteKeys: readonly string[];
+}
