@@ -86,3 +86,17 @@ export interface RegexPromotion {
   readonly promoteIndex: number;
   readonly promoteKeys: readonly string[];
 }
+
+/** The user an API key belongs to (`GET /users/me`), as the run logs it. */
+export interface User {
+  readonly id: string;
+  readonly name: string;
+  readonly email: string;
+}
+
+/** The Immich server's version (`GET /server/version`); it decides which checks apply. */
+export interface ServerVersion {
+  readonly major: number;
+  readonly minor: number;
+  readonly patch: number;
+}
