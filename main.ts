@@ -1,16 +1,19 @@
 /**
- * stacksync entry point: reads the settings, runs once or in cron mode, sets the exit status.
+ * stacksync entry point: reads the settings, sets up logging, runs once or in cron mode, and sets
+ * the exit status.
  *
  * @module
  */
-import { ConfigError, loadSettings } from "./src/config.ts";
+import { getLogger } from "@logtape/logtape";
+import { type Command, ConfigError, describeSettings, loadSettings } from "./src/config.ts";
+import { setupLogging } from "./src/log.ts";
 import denoJson from "./deno.json" with { type: "json" };
 
 /** Exit statuses, decided here and nowhere else. */
 export const EXIT = { ok: 0, failed: 1, config: 2 } as const;
 
-function main(args: string[]): number {
-  let command;
+async function main(args: string[]): Promise<number> {
+  let command: Command;
   try {
     command = loadSettings({ args, env: Deno.env.toObject(), version: denoJson.version });
   } catch (error) {
@@ -24,9 +27,22 @@ function main(args: string[]): number {
     console.log(command.text);
     return EXIT.ok;
   }
+
+  const { settings } = command;
+  await using _logging = await setupLogging({
+    level: settings.logLevel,
+    format: settings.logFormat,
+    file: settings.logFile,
+    secrets: settings.apiKeys,
+  });
+  getLogger(["stacksync", "main"]).info("Starting stacksync {version}", {
+    version: denoJson.version,
+    ...describeSettings(settings),
+  });
+  // run integration: src/run.ts (call run(settings) here and map its outcome to EXIT)
   return EXIT.ok;
 }
 
 if (import.meta.main) {
-  Deno.exit(main(Deno.args));
+  Deno.exit(await main(Deno.args));
 }

@@ -26,7 +26,7 @@ export class ConfigError extends Error {
 }
 
 const TRUE_WORDS = ["true", "1", "yes"];
-const BOOLEAN_WORDS = [...TRUE_WORDS, "false", "0", "no"];
+const BOOLEAN_WORDS = ["true", "false", "1", "0", "yes", "no"];
 
 const bool = z.string().transform((raw, ctx) => {
   const word = raw.trim().toLowerCase();
@@ -40,7 +40,7 @@ const bool = z.string().transform((raw, ctx) => {
 function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   return z.string().transform((raw, ctx) => {
     const word = raw.trim().toLowerCase();
-    const found = values.find((value) => value === word);
+    const found = values.find((value): value is T[number] => value === word);
     if (found === undefined) {
       ctx.addIssue({ code: "custom", message: `must be one of ${values.join(", ")}` });
       return z.NEVER;
@@ -83,11 +83,21 @@ const httpUrl = z.string().transform((raw, ctx) => {
   return url.href.replace(/\/+$/, "");
 });
 
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** True when year, month and day name a real calendar day (Date.parse rolls 02-30 over). */
+function isCalendarDay(year: number, month: number, day: number): boolean {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
 
 const isoDate = z.string().transform((raw, ctx) => {
   const text = raw.trim();
-  if (!ISO_8601.test(text) || Number.isNaN(Date.parse(text))) {
+  const match = ISO_8601.exec(text);
+  if (
+    match === null || Number.isNaN(Date.parse(text)) ||
+    !isCalendarDay(Number(match[1]), Number(match[2]), Number(match[3]))
+  ) {
     ctx.addIssue({
       code: "custom",
       message: "must be an ISO 8601 date or date-time such as 2024-01-31 or 2024-01-31T12:00:00Z",
@@ -108,6 +118,10 @@ const criteriaJson = z.string().transform((raw, ctx) => {
 
 const text = z.string();
 
+/** immich-stack's default CRITERIA, kept for drop-in compatibility (DESIGN.md section 5). */
+export const DEFAULT_CRITERIA = '[{"key":"originalFileName","split":{"delimiters":["~","."],' +
+  '"index":0}},{"key":"localDateTime","delta":{"milliseconds":1000}}]';
+
 /** One declared setting. */
 export interface SettingDeclaration<T> {
   /** Environment variable name. */
@@ -126,7 +140,8 @@ export interface SettingDeclaration<T> {
   readonly secret?: boolean;
 }
 
-function declare<T>(declaration: SettingDeclaration<T> & { schema: z.ZodType<T, string> }) {
+/** Keeps each declaration's exact type, so {@linkcode Settings} knows defaults and value types. */
+function declare<const D extends SettingDeclaration<unknown>>(declaration: D): D {
   return declaration;
 }
 
@@ -182,9 +197,10 @@ export const SETTINGS = {
   criteria: declare({
     env: "CRITERIA",
     flag: "criteria",
+    default: DEFAULT_CRITERIA,
     schema: criteriaJson,
-    help: "Grouping criteria as JSON (legacy array or advanced mode); default: file name " +
-      "before the first ~ or . plus localDateTime within 1000 ms",
+    help: "Grouping criteria as JSON (legacy array or advanced mode); the default groups by " +
+      "the file name before the first ~ or . plus localDateTime within 1000 ms",
   }),
   withArchived: declare({
     env: "WITH_ARCHIVED",
@@ -297,8 +313,7 @@ export const SETTINGS = {
 } as const;
 
 type Declarations = typeof SETTINGS;
-type Parsed<K extends keyof Declarations> = Declarations[K]["schema"] extends
-  z.ZodType<infer T, string> ? T : never;
+type Parsed<K extends keyof Declarations> = z.output<Declarations[K]["schema"]>;
 type WithDefault = {
   [K in keyof Declarations]: Declarations[K] extends { default: string } ? K : never;
 }[keyof Declarations];
@@ -312,6 +327,8 @@ export type RawSettings =
 export type Settings =
   & Omit<RawSettings, "apiKey" | "apiKeyFile" | "envFile" | "confirmResetStack">
   & {
+    /** Base address of the Immich API, without a trailing slash. */
+    readonly apiUrl: string;
     /** One key per user, in the order given. */
     readonly apiKeys: readonly string[];
   };
@@ -364,9 +381,11 @@ function parseCommandLine(args: readonly string[]) {
   try {
     return parseArgs({ args: [...args], options, strict: true, allowNegative: true });
   } catch (error) {
-    throw new ConfigError(
-      `Cannot parse the command line: ${(error as Error).message.split("\n")[0]}; see --help`,
-    );
+    // A stray positional argument may be a key typed in the wrong place: never echo it.
+    const problem = (error as { code?: string }).code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL"
+      ? "positional arguments are not accepted"
+      : (error as Error).message.split("\n")[0];
+    throw new ConfigError(`Cannot parse the command line: ${problem}; see --help`);
   }
 }
 
@@ -532,6 +551,46 @@ export function helpText(): string {
   }
   lines.push("  --help", "      Show this help", "  --version", "      Show the version");
   return lines.join("\n");
+}
+
+/**
+ * The README's settings table as Markdown, generated from {@linkcode SETTINGS} and padded the
+ * way `deno fmt` lays out tables, so the README can hold it verbatim.
+ *
+ * @returns One table row per setting: variable, flag, default and meaning.
+ *
+ * @example Usage
+ * ```ts
+ * import { settingsTable } from "./config.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const rows = settingsTable().split("\n");
+ * assert.match(rows[0], /^\| Variable +\| Flag +\| Default +\| Meaning +\|$/);
+ * assert.ok(rows.some((row) => row.startsWith("| `RUN_MODE` ")));
+ * ```
+ */
+export function settingsTable(): string {
+  const code = (text: string) => `\`${text}\``;
+  const rows = [["Variable", "Flag", "Default", "Meaning"]];
+  for (const key of KEYS) {
+    const declaration: SettingDeclaration<unknown> = SETTINGS[key];
+    const flag = declaration.switch
+      ? `${code(`--${declaration.flag}`)}, ${code(`--no-${declaration.flag}`)}`
+      : code(`--${declaration.flag}`);
+    const fallback = declaration.default === undefined ? "" : code(declaration.default);
+    rows.push([code(declaration.env), flag, fallback, declaration.help]);
+  }
+  const cells = rows.map((row) => row.map((cell) => cell.replaceAll("|", "\\|")));
+  const widths = cells[0].map((_, column) =>
+    Math.max(3, ...cells.map((row) => row[column].length))
+  );
+  const line = (row: string[]) =>
+    `| ${row.map((cell, column) => cell.padEnd(widths[column])).join(" | ")} |`;
+  return [
+    line(cells[0]),
+    line(widths.map((width) => "-".repeat(width))),
+    ...cells.slice(1).map(line),
+  ].join("\n");
 }
 
 /** The effective settings as one record for the start-up log line; secrets never appear. */
