@@ -100,3 +100,156 @@ export interface ServerVersion {
   readonly minor: number;
   readonly patch: number;
 }
+
+/** Why the plan deletes a stack on its own rather than as part of a replace. */
+export type DeleteReason = "single-asset-stack" | "reset";
+
+/** Why a group cannot be reached by a primary update or a grow. */
+export type ConflictReason = "member-outside-group" | "group-spans-stacks";
+
+/** Why the plan creates a stack from a group that touches no existing stack. */
+export type CreateReason = "new-group" | "reset";
+
+/** Every reason code an action can carry; stable lower-case strings for logs and json. */
+export type ActionReason =
+  | DeleteReason
+  | ConflictReason
+  | CreateReason
+  | "primary-changed"
+  | "group-grew";
+
+/** An asset named for people: its id and its file name (the id when the name is unknown). */
+export interface AssetLabel {
+  readonly assetId: string;
+  readonly fileName: string;
+}
+
+/**
+ * An asset that a replace takes out of a stack without putting it in the new one, and where
+ * it ends up: in another group's stack (`in-other-group`) or in no stack (`in-no-group`).
+ */
+export interface RemovedAsset extends AssetLabel {
+  readonly reason: "in-other-group" | "in-no-group";
+}
+
+/** What people and logs see about an action; `apply` never reads it. */
+export interface ActionContext {
+  /** The key of the group the action serves; absent for deletions. */
+  readonly groupKey?: string;
+  /** The action's assets in the order of `assetIds`, parent first. */
+  readonly assets: readonly AssetLabel[];
+  /** For `update-primary`: the primary being replaced. */
+  readonly previousPrimary?: AssetLabel;
+  /** For `grow`: the assets that join the stack. */
+  readonly added?: readonly AssetLabel[];
+  /** For `replace`: members of the deleted stacks that leave them for good. */
+  readonly removed?: readonly RemovedAsset[];
+}
+
+/** Delete one stack; its assets stay, unstacked. `assetIds` are its members, primary first. */
+export interface DeleteAction {
+  readonly kind: "delete";
+  readonly stackId: string;
+  readonly assetIds: readonly string[];
+  readonly reason: DeleteReason;
+  readonly context: ActionContext;
+}
+
+/** `PUT /stacks/{id}` to the group's parent; members already match the group. */
+export interface UpdatePrimaryAction {
+  readonly kind: "update-primary";
+  readonly stackId: string;
+  /** The group, parent first; `assetIds[0]` becomes the primary. */
+  readonly assetIds: readonly string[];
+  readonly reason: "primary-changed";
+  readonly context: ActionContext;
+}
+
+/**
+ * `POST /stacks` with the whole group in its order. The stack `stackId` holds only assets of
+ * the group, its primary among them, so Immich's merge rule folds it into the new stack and
+ * no member is lost; the stack then has a new id.
+ */
+export interface GrowAction {
+  readonly kind: "grow";
+  readonly stackId: string;
+  readonly assetIds: readonly string[];
+  readonly reason: "group-grew";
+  readonly context: ActionContext;
+}
+
+/** `POST /stacks` for a group that touches no stack that still exists at that moment. */
+export interface CreateAction {
+  readonly kind: "create";
+  readonly assetIds: readonly string[];
+  readonly reason: CreateReason;
+  readonly context: ActionContext;
+}
+
+/**
+ * Delete the stacks a conflicting group touches, then create the group. `apply` runs the
+ * deletions with all other deletions and the creation with the other creations; the creation
+ * is skipped when any stack of `stackIds` could not be deleted.
+ */
+export interface ReplaceAction {
+  readonly kind: "replace";
+  /** Every stack the group touches; all of them are gone before the creation. */
+  readonly stackIds: readonly string[];
+  /**
+   * The stacks this action deletes: `stackIds` minus those an earlier replace of the same
+   * plan deletes, so that no stack is deleted twice.
+   */
+  readonly deleteStackIds: readonly string[];
+  readonly assetIds: readonly string[];
+  readonly reason: ConflictReason;
+  readonly context: ActionContext;
+}
+
+/** One change to the server; a closed union on `kind`. */
+export type Action =
+  | DeleteAction
+  | UpdatePrimaryAction
+  | GrowAction
+  | CreateAction
+  | ReplaceAction;
+
+/** A group whose stack already matches: same members, same primary. */
+export interface InSyncStack {
+  readonly stackId: string;
+  readonly groupKey: string;
+}
+
+/** A conflicting group left alone because REPLACE_STACKS is off. */
+export interface NeedsReplace {
+  readonly stackIds: readonly string[];
+  readonly assetIds: readonly string[];
+  readonly reason: ConflictReason;
+  readonly context: ActionContext;
+}
+
+/**
+ * What a pass will do, as a value. `actions` is in execution order: every `delete` and
+ * `replace` comes before every `update-primary`, `grow` and `create`.
+ */
+export interface Plan {
+  readonly actions: readonly Action[];
+  readonly inSync: readonly InSyncStack[];
+  readonly needsReplace: readonly NeedsReplace[];
+}
+
+/**
+ * Why an action was not carried out: a dry run, a shutdown signal before it started, or a
+ * stack it needed gone that could not be deleted.
+ */
+export type SkipCause = "dry-run" | "aborted" | "deletion-failed";
+
+/** What became of one action of a plan. */
+export type Outcome =
+  | {
+    readonly action: Action;
+    readonly status: "ok";
+    /** The stack made by a `create`, `grow` or `replace`. */
+    readonly stackId?: string;
+  }
+  | { readonly action: Action; readonly status: "failed"; readonly error: string }
+  | { readonly action: Action; readonly status: "skipped"; readonly because: SkipCause };
