@@ -1,0 +1,491 @@
+/**
+ * Parent selection: orders the members of each group so that the first becomes the parent.
+ *
+ * The order compares, first difference deciding:
+ *
+ * 1. `regex`: the value captured by a regex criterion's `promote_index`, by its position in
+ *    `promote_keys` (assets without a listed value last);
+ * 2. `filename`: position of the first PARENT_FILENAME_PROMOTE item the name matches
+ *    (case-insensitive), then the numbers read by a `sequence` item;
+ * 3. `biggest-number`: when `biggestNumber` is listed, the larger number after the last split
+ *    delimiter first (`PXL_1~3.jpg`, `PXL_1~2.jpg`, `PXL_1.jpg`);
+ * 4. `extension`: position in PARENT_EXT_PROMOTE (exact extension, case-insensitive);
+ * 5. `builtin-extension`: `.jpeg`, `.jpg`, `.png`, then the rest;
+ * 6. `size`: when `biggestSize` or `smallestSize` is listed (the first listed wins), by file
+ *    size, unknown sizes last;
+ * 7. `name`: file name, case-insensitive, by UTF-16 code unit;
+ * 8. `time`: localDateTime, earliest first, unreadable times last;
+ * 9. `id`: asset id.
+ *
+ * Every asset's key is computed once per group, so sorting never compiles a pattern or reads a
+ * name twice. The module is pure: the caller logs the returned rule and detail.
+ *
+ * @module
+ */
+import type { Asset, Group, RegexPromotion } from "../model.ts";
+import { encodeNumber, escapeRegExp, splitExtension } from "./_names.ts";
+import {
+  detectNumericLists,
+  parseSequenceKeyword,
+  type SequenceMatch,
+  type SequenceMatcher,
+} from "./sequence.ts";
+
+/** What decides the parent; compiled once by {@linkcode createParentOrder}. */
+export interface PromotionOptions {
+  /**
+   * PARENT_FILENAME_PROMOTE items in priority order. Besides plain text an item may be empty
+   * (matches names that contain none of the other items), a `sequence` form, or one of the
+   * switches `biggestNumber`, `biggestSize`, `smallestSize` (their place in the list does not
+   * matter).
+   */
+  readonly filenamePromote: readonly string[];
+  /** PARENT_EXT_PROMOTE items in priority order, such as `.jpg`; the dot may be left out. */
+  readonly extPromote: readonly string[];
+  /**
+   * Regex criteria that promote, derived from CRITERIA by grouping.
+   *
+   * @default {[]}
+   */
+  readonly regexPromotions?: readonly RegexPromotion[];
+  /**
+   * The split delimiters after which `biggestNumber` reads a number.
+   *
+   * @default {["~", "."]}
+   */
+  readonly delimiters?: readonly string[];
+}
+
+/**
+ * The rule that put the parent before the runner-up (the second asset), as a stable lower-case
+ * code for logs. `only-asset` marks a group of one.
+ */
+export type ParentRule =
+  | "only-asset"
+  | "regex"
+  | "filename"
+  | "biggest-number"
+  | "extension"
+  | "builtin-extension"
+  | "size"
+  | "name"
+  | "time"
+  | "id";
+
+/** A group whose assets are ordered parent first, with the reason the parent won. */
+export interface PromotedGroup extends Group {
+  readonly parentRule: ParentRule;
+  /** Human text such as `filename promote "cover" (position 1) before no match`. */
+  readonly parentDetail: string;
+}
+
+/** Compiled promotion options; reuse one for every group of a run. */
+export interface ParentOrder {
+  /**
+   * Orders one group's assets, parent first.
+   *
+   * @param group The group, in any order.
+   * @returns The same group with ordered assets and the rule that chose the parent.
+   */
+  promote(group: Group): PromotedGroup;
+}
+
+const SWITCHES = ["biggestnumber", "biggestsize", "smallestsize"];
+const BUILTIN_EXTENSIONS = [".jpeg", ".jpg", ".png"];
+const DEFAULT_DELIMITERS = ["~", "."];
+
+/** How one matched promote item is shown in messages. */
+interface Placement {
+  /** Sort position; `Infinity` when nothing matched. */
+  readonly position: number;
+  readonly label: string;
+}
+
+/** One PARENT_FILENAME_PROMOTE item that names match against, at its list position. */
+interface FilenameMatcher {
+  readonly position: number;
+  readonly label: string;
+  /** The sequence numbers of a match (none for plain text), or `undefined` for no match. */
+  readonly match: (lowerName: string, stem: string) => SequenceMatch | undefined;
+}
+
+interface CompiledOptions {
+  readonly regexPromotions: readonly CompiledRegex[];
+  readonly filename: readonly FilenameMatcher[];
+  readonly emptyPosition: number | undefined;
+  readonly biggestNumber: boolean;
+  readonly delimiters: readonly string[];
+  readonly extensions: ReadonlyMap<string, number>;
+  readonly emptyExtensionPosition: number | undefined;
+  /** Multiplies the size into its sort key: -1 biggest first, 1 smallest first, 0 off. */
+  readonly sizeSign: number;
+  readonly sizeLabel: string;
+}
+
+interface CompiledRegex {
+  readonly field: RegexPromotion["field"];
+  readonly pattern: RegExp;
+  readonly promoteIndex: number;
+  readonly ranks: ReadonlyMap<string, number>;
+}
+
+/** Everything the order compares, computed once per asset. */
+interface AssetKey {
+  readonly asset: Asset;
+  readonly regex: Placement;
+  readonly filename: Placement;
+  readonly sequence: string;
+  readonly sequenceNumbers: readonly string[];
+  /** Sortable number after the last delimiter; "" when there is none. */
+  readonly number: string;
+  readonly numberText: string;
+  readonly extension: Placement;
+  readonly builtin: number;
+  /** Size in sort direction, `Infinity` when unknown or unused. */
+  readonly size: number;
+  readonly lowerName: string;
+  readonly time: number;
+}
+
+function compare(a: number | string, b: number | string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function position(placement: Placement): string {
+  return placement.position === Infinity
+    ? "no match"
+    : `"${placement.label}" (position ${placement.position + 1})`;
+}
+
+/** One row per rule, in order: how it compares two keys and how it explains a win. */
+const RULES: readonly {
+  readonly rule: Exclude<ParentRule, "only-asset">;
+  readonly compare: (a: AssetKey, b: AssetKey) => number;
+  readonly explain: (parent: AssetKey, runnerUp: AssetKey, options: CompiledOptions) => string;
+}[] = [
+  {
+    rule: "regex",
+    compare: (a, b) => compare(a.regex.position, b.regex.position),
+    explain: (p, r) => `regex promote key ${position(p.regex)} before ${position(r.regex)}`,
+  },
+  {
+    rule: "filename",
+    compare: (a, b) =>
+      compare(a.filename.position, b.filename.position) || compare(a.sequence, b.sequence),
+    explain: (p, r) =>
+      p.filename.position === r.filename.position
+        ? `filename promote ${position(p.filename)} number ${p.sequenceNumbers.join(",")} ` +
+          `before ${r.sequenceNumbers.join(",")}`
+        : `filename promote ${position(p.filename)} before ${position(r.filename)}`,
+  },
+  {
+    rule: "biggest-number",
+    // Reversed: the bigger number wins.
+    compare: (a, b) => compare(b.number, a.number),
+    explain: (p, r) => `biggest number ${p.numberText} before ${r.numberText || "none"}`,
+  },
+  {
+    rule: "extension",
+    compare: (a, b) => compare(a.extension.position, b.extension.position),
+    explain: (p, r) =>
+      `extension promote ${position(p.extension)} before ${
+        r.extension.position === Infinity
+          ? `"${r.extension.label}" (not listed)`
+          : position(r.extension)
+      }`,
+  },
+  {
+    rule: "builtin-extension",
+    compare: (a, b) => compare(a.builtin, b.builtin),
+    explain: (p, r) =>
+      `built-in extension rank "${p.extension.label}" before "${r.extension.label}"`,
+  },
+  {
+    rule: "size",
+    compare: (a, b) => compare(a.size, b.size),
+    explain: (p, r, options) =>
+      `${options.sizeLabel} ${p.asset.fileSizeInByte} bytes before ${
+        r.asset.fileSizeInByte === undefined ? "unknown size" : `${r.asset.fileSizeInByte} bytes`
+      }`,
+  },
+  {
+    rule: "name",
+    compare: (a, b) => compare(a.lowerName, b.lowerName),
+    explain: (p, r) =>
+      `file name "${p.asset.originalFileName}" before "${r.asset.originalFileName}"`,
+  },
+  {
+    rule: "time",
+    compare: (a, b) => compare(a.time, b.time),
+    explain: (p, r) => `local time ${p.asset.localDateTime} before ${r.asset.localDateTime}`,
+  },
+  {
+    rule: "id",
+    compare: (a, b) => compare(a.asset.id, b.asset.id),
+    explain: (p, r) => `asset id "${p.asset.id}" before "${r.asset.id}"`,
+  },
+];
+
+/** The sign of the first rule that tells two keys apart, and that rule's index. */
+function firstDifference(a: AssetKey, b: AssetKey): { sign: number; index: number } {
+  for (let index = 0; index < RULES.length; index++) {
+    const sign = RULES[index].compare(a, b);
+    if (sign !== 0) return { sign, index };
+  }
+  return { sign: 0, index: RULES.length - 1 };
+}
+
+function compileWord(text: string, position: number): FilenameMatcher {
+  const lower = text.toLowerCase();
+  // A digit at either end must not continue into a longer digit run of the name.
+  const guarded = /^\d|\d$/.test(lower)
+    ? new RegExp(
+      `${/^\d/.test(lower) ? "(?<!\\d)" : ""}${escapeRegExp(lower)}${
+        /\d$/.test(lower) ? "(?!\\d)" : ""
+      }`,
+    )
+    : undefined;
+  return {
+    position,
+    label: text,
+    match: guarded === undefined
+      ? (name) => (name.includes(lower) ? TEXT_MATCH : undefined)
+      : (name) => (guarded.test(name) ? TEXT_MATCH : undefined),
+  };
+}
+
+function compileSequence(matcher: SequenceMatcher, position: number): FilenameMatcher {
+  return {
+    position,
+    label: matcher.label,
+    match: (_name, stem) => matcher.match(stem),
+  };
+}
+
+function compileFilenamePromote(items: readonly string[]) {
+  const lists = detectNumericLists(items);
+  const matchers: FilenameMatcher[] = [];
+  let emptyPosition: number | undefined;
+  for (let index = 0; index < items.length; index++) {
+    const list = lists.find((candidate) => candidate.start === index);
+    if (list !== undefined) {
+      matchers.push(compileSequence(list.matcher, index));
+      index = list.end - 1;
+      continue;
+    }
+    const item = items[index].trim();
+    if (item === "") {
+      emptyPosition ??= index;
+      continue;
+    }
+    if (SWITCHES.includes(item.toLowerCase())) continue;
+    const sequence = parseSequenceKeyword(item);
+    matchers.push(
+      sequence === undefined ? compileWord(item, index) : compileSequence(sequence, index),
+    );
+  }
+  return { matchers, emptyPosition };
+}
+
+function normalizeExtension(item: string): string {
+  const lower = item.trim().toLowerCase();
+  return lower === "" || lower.startsWith(".") ? lower : `.${lower}`;
+}
+
+function compile(options: PromotionOptions): CompiledOptions {
+  const { matchers, emptyPosition } = compileFilenamePromote(options.filenamePromote);
+  const switches = options.filenamePromote.map((item) => item.trim().toLowerCase());
+  const sizeSwitch = switches.find((item) => item === "biggestsize" || item === "smallestsize");
+  const extensions = new Map<string, number>();
+  let emptyExtensionPosition: number | undefined;
+  options.extPromote.forEach((item, index) => {
+    const extension = normalizeExtension(item);
+    if (extension === "") emptyExtensionPosition ??= index;
+    else if (!extensions.has(extension)) extensions.set(extension, index);
+  });
+  return {
+    regexPromotions: (options.regexPromotions ?? []).map((promotion) => ({
+      field: promotion.field,
+      // A global or sticky flag would carry lastIndex from one asset to the next.
+      pattern: new RegExp(promotion.pattern.source, promotion.pattern.flags.replace(/[gy]/g, "")),
+      promoteIndex: promotion.promoteIndex,
+      ranks: new Map(promotion.promoteKeys.map((key, index) => [key, index] as const).reverse()),
+    })),
+    filename: matchers,
+    emptyPosition,
+    biggestNumber: switches.includes("biggestnumber"),
+    delimiters: (options.delimiters ?? DEFAULT_DELIMITERS).filter((delimiter) => delimiter !== ""),
+    extensions,
+    emptyExtensionPosition,
+    sizeSign: sizeSwitch === undefined ? 0 : sizeSwitch === "biggestsize" ? -1 : 1,
+    sizeLabel: sizeSwitch === "smallestsize" ? "smallest size" : "biggest size",
+  };
+}
+
+const NO_MATCH: Placement = { position: Infinity, label: "" };
+const TEXT_MATCH: SequenceMatch = { key: "", numbers: [] };
+
+function regexPlacement(asset: Asset, promotions: readonly CompiledRegex[]): Placement {
+  let best = NO_MATCH;
+  for (const promotion of promotions) {
+    const value = promotion.pattern.exec(asset[promotion.field])?.[promotion.promoteIndex];
+    const rank = value === undefined ? undefined : promotion.ranks.get(value);
+    if (rank !== undefined && rank < best.position) best = { position: rank, label: value! };
+  }
+  return best;
+}
+
+/** The digits after the last delimiter of the stem, when that part is all digits. */
+function trailingNumber(stem: string, delimiters: readonly string[]): string {
+  let cut = -1;
+  for (const delimiter of delimiters) {
+    const at = stem.lastIndexOf(delimiter);
+    if (at >= 0) cut = Math.max(cut, at + delimiter.length);
+  }
+  if (cut < 0) return "";
+  const last = stem.slice(cut);
+  return /^\d+$/.test(last) ? last : "";
+}
+
+function keyOf(asset: Asset, options: CompiledOptions): AssetKey {
+  const name = asset.originalFileName;
+  const lowerName = name.toLowerCase();
+  const { stem, extension } = splitExtension(name);
+
+  let filename = NO_MATCH;
+  let sequence = TEXT_MATCH;
+  for (const matcher of options.filename) {
+    const found = matcher.match(lowerName, stem);
+    if (found === undefined) continue;
+    filename = matcher;
+    sequence = found;
+    break;
+  }
+  if (filename === NO_MATCH && options.emptyPosition !== undefined) {
+    filename = { position: options.emptyPosition, label: "" };
+  }
+
+  const numberText = options.biggestNumber ? trailingNumber(stem, options.delimiters) : "";
+  const extensionPosition = options.extensions.get(extension) ??
+    options.emptyExtensionPosition ?? Infinity;
+  const builtin = BUILTIN_EXTENSIONS.indexOf(extension);
+  const size = asset.fileSizeInByte;
+  const time = Date.parse(asset.localDateTime);
+  return {
+    asset,
+    regex: regexPlacement(asset, options.regexPromotions),
+    filename,
+    sequence: sequence.key,
+    sequenceNumbers: sequence.numbers,
+    number: numberText === "" ? "" : encodeNumber(numberText),
+    numberText,
+    extension: { position: extensionPosition, label: extension },
+    builtin: builtin === -1 ? BUILTIN_EXTENSIONS.length : builtin,
+    size: options.sizeSign === 0 || size === undefined ? Infinity : size * options.sizeSign,
+    lowerName,
+    time: Number.isNaN(time) ? Infinity : time,
+  };
+}
+
+function promoteWith(group: Group, options: CompiledOptions): PromotedGroup {
+  const keys = group.assets.map((asset) => keyOf(asset, options));
+  keys.sort((a, b) => firstDifference(a, b).sign);
+  const assets = keys.map((key) => key.asset);
+  if (keys.length < 2) {
+    return { ...group, assets, parentRule: "only-asset", parentDetail: "only asset of the group" };
+  }
+  const { index } = firstDifference(keys[0], keys[1]);
+  const rule = RULES[index];
+  return {
+    ...group,
+    assets,
+    parentRule: rule.rule,
+    parentDetail: rule.explain(keys[0], keys[1], options),
+  };
+}
+
+/**
+ * Compiles promotion options once, for ordering many groups.
+ *
+ * @param options The promote lists, regex promotions and delimiters.
+ * @returns An order whose `promote` sorts one group.
+ * @throws {RangeError} When a `sequence` form is invalid (`sequence:0`, or a prefix ending in a
+ * digit).
+ *
+ * @example Reuse one order for every group
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createParentOrder } from "./parent.ts";
+ * import type { Asset } from "../model.ts";
+ *
+ * const asset = (id: string, originalFileName: string) => ({ id, originalFileName }) as Asset;
+ * const order = createParentOrder({ filenamePromote: ["cover"], extPromote: [".jpg"] });
+ * const promoted = order.promote({ key: "IMG_1", assets: [asset("a", "IMG_1.CR3"), asset("b", "IMG_1.JPG")] });
+ * assert.deepEqual(promoted.assets.map((a) => a.id), ["b", "a"]);
+ * assert.equal(promoted.parentRule, "extension");
+ * ```
+ */
+export function createParentOrder(options: PromotionOptions): ParentOrder {
+  const compiled = compile(options);
+  return { promote: (group) => promoteWith(group, compiled) };
+}
+
+/**
+ * Orders each group's assets so that the first is the parent, and records why it won.
+ *
+ * The order is total and deterministic: the same group in any input order gives the same order.
+ * The reported rule is the first rule by which the parent differs from the runner-up.
+ *
+ * @param groups The groups from grouping.
+ * @param options The promote lists, regex promotions and delimiters.
+ * @returns The groups in the same order, each with its assets ordered parent first.
+ * @throws {RangeError} When a `sequence` form is invalid.
+ *
+ * @example Default promote lists
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { promoteParents } from "./parent.ts";
+ * import type { Asset } from "../model.ts";
+ *
+ * const asset = (id: string, originalFileName: string) => ({ id, originalFileName }) as Asset;
+ * const [group] = promoteParents(
+ *   [{ key: "PXL_1", assets: [asset("a", "PXL_1.jpg"), asset("b", "PXL_1~2.jpg")] }],
+ *   {
+ *     filenamePromote: ["cover", "edit", "crop", "hdr", "biggestNumber"],
+ *     extPromote: [".jpg", ".png", ".jpeg", ".heic", ".dng"],
+ *   },
+ * );
+ * assert.equal(group.assets[0].originalFileName, "PXL_1~2.jpg");
+ * assert.equal(group.parentRule, "biggest-number");
+ * assert.equal(group.parentDetail, "biggest number 2 before none");
+ * ```
+ */
+export function promoteParents(
+  groups: readonly Group[],
+  options: PromotionOptions,
+): PromotedGroup[] {
+  const order = createParentOrder(options);
+  return groups.map((group) => order.promote(group));
+}
+
+/**
+ * Tells whether the order reads file sizes, so the client requests EXIF only when needed.
+ *
+ * @param options The promotion options.
+ * @returns `true` when `biggestSize` or `smallestSize` is listed in PARENT_FILENAME_PROMOTE.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { needsFileSize } from "./parent.ts";
+ *
+ * assert.equal(needsFileSize({ filenamePromote: ["cover", "biggestSize"], extPromote: [] }), true);
+ * assert.equal(needsFileSize({ filenamePromote: ["cover", "biggestNumber"], extPromote: [] }), false);
+ * ```
+ */
+export function needsFileSize(options: PromotionOptions): boolean {
+  return options.filenamePromote.some((item) => {
+    const lower = item.trim().toLowerCase();
+    return lower === "biggestsize" || lower === "smallestsize";
+  });
+}
