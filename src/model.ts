@@ -60,6 +60,8 @@ export interface Group {
 
 /** Why an asset was left out of grouping, for the caller to log and count. */
 export type SkipReason =
+  /** A filter of an expression (a boolean key, or NOT) rejected the asset. */
+  | "excluded"
   | "invalid-time"
   | "missing-value"
   | "regex-miss"
