@@ -1,0 +1,432 @@
+/**
+ * The Immich endpoints stacksync uses, turned into the lean values of `src/model.ts`.
+ *
+ * One body shape serves every server version from v1.118 to v3.x (DESIGN.md section 3):
+ * servers ignore the fields they do not know, so each search sends both the old
+ * (`isArchived`, `isVisible`) and the new (`visibility`) filters.
+ *
+ * @module
+ */
+import { getLogger } from "@logtape/logtape";
+import { z } from "zod";
+import type { Asset, ServerVersion, Stack, User } from "../model.ts";
+import { parseJsonObjectArray } from "./_json_array.ts";
+import { createHttpClient, type HttpClientOptions, PermanentError } from "./http.ts";
+
+const logger = getLogger(["stacksync", "api"]);
+
+/** Immich allows at most 1000 items per search page. */
+const PAGE_SIZE = 1000;
+
+/** Every permission a real run needs; `all` grants them all. */
+export const REQUIRED_PERMISSIONS: readonly string[] = [
+  "user.read",
+  "asset.read",
+  "stack.read",
+  "stack.create",
+  "stack.update",
+  "stack.delete",
+];
+
+/** Settings of {@linkcode createImmichClient}: those of the HTTP client. */
+export type ImmichClientOptions = HttpClientOptions;
+
+/** Which assets {@linkcode ImmichClient.searchAssets} returns. */
+export interface SearchFilter {
+  /** Also archived assets (WITH_ARCHIVED). */
+  readonly withArchived: boolean;
+  /** Also trashed assets (WITH_DELETED). */
+  readonly withDeleted: boolean;
+  /** Also videos, audio and other types (INCLUDE_VIDEOS); images only otherwise. */
+  readonly includeVideos: boolean;
+  /** ISO 8601 lower bound of the capture time (FILTER_TAKEN_AFTER). */
+  readonly takenAfter?: string;
+  /** ISO 8601 upper bound of the capture time (FILTER_TAKEN_BEFORE). */
+  readonly takenBefore?: string;
+  /** Album ids (resolve names first with `resolveAlbumIds`); assets in any of them. */
+  readonly albumIds?: readonly string[];
+  /** Ask for EXIF so that assets carry `fileSizeInByte` (size promotions). */
+  readonly withFileSize?: boolean;
+}
+
+/** An asset the server sent that failed validation, and why. */
+export interface InvalidAsset {
+  /** The asset's id, or `(missing)`. */
+  readonly id: string;
+  /** The first offending field, dotted (e.g. `localDateTime`, `exifInfo.fileSizeInByte`). */
+  readonly field: string;
+  /** What is wrong with it. */
+  readonly message: string;
+}
+
+/** One search page after filtering: the valid assets and the ones skipped as invalid. */
+export interface AssetPage {
+  readonly assets: Asset[];
+  readonly invalid: InvalidAsset[];
+}
+
+/** The Immich API of one user. */
+export interface ImmichClient {
+  /** `GET /server/version` (public), cached. */
+  serverVersion(): Promise<ServerVersion>;
+  /** `GET /users/me`, cached: the key's user. */
+  me(): Promise<User>;
+  /** `GET /api-keys/me`: the key's permissions (v2+ only; older servers have none). */
+  keyPermissions(): Promise<readonly string[]>;
+  /**
+   * Checks the key's permissions on v2+ servers (v1 keys have none to check).
+   * @throws {MissingPermissionsError} Naming every missing permission at once.
+   */
+  requirePermissions(needed?: readonly string[]): Promise<void>;
+  /** `GET /stacks`, streamed: every stack with every member id. */
+  listStacks(): Promise<Stack[]>;
+  /** `POST /search/metadata` page by page, filtered to the user's own, visible assets. */
+  searchAssets(filter: SearchFilter): AsyncIterable<AssetPage>;
+  /** Keeps album ids, resolves album names through `GET /albums`. */
+  resolveAlbumIds(namesOrIds: readonly string[]): Promise<string[]>;
+  /** `POST /stacks`: the first id becomes the primary (Immich merges, see DESIGN.md). */
+  createStack(assetIds: readonly string[]): Promise<Stack>;
+  /** `PUT /stacks/{id}` with a new primary that is already a member. */
+  updateStackPrimary(stackId: string, primaryAssetId: string): Promise<Stack>;
+  /** `DELETE /stacks/{id}`; the assets stay. */
+  deleteStack(stackId: string): Promise<void>;
+  /** Closes the connection pool. */
+  close(): void;
+}
+
+/** The key lacks permissions the run needs; thrown before any write. */
+export class MissingPermissionsError extends PermanentError {
+  /** Every missing permission. */
+  readonly missing: readonly string[];
+
+  /**
+   * @param missing The permissions the key lacks.
+   * @param granted The permissions the key has.
+   */
+  constructor(missing: readonly string[], granted: readonly string[]) {
+    const current = granted.length === 0 ? "none" : granted.join(", ");
+    super(
+      `Cannot use the API key as it lacks the permissions ${missing.join(", ")}: ` +
+        `current permissions are ${current}`,
+      {
+        method: "GET",
+        path: "/api-keys/me",
+        status: 200,
+        serverMessage: `missing ${missing.join(", ")}`,
+        attempt: 1,
+      },
+    );
+    this.name = "MissingPermissionsError";
+    this.missing = missing;
+  }
+}
+
+const versionSchema = z.object({ major: z.number(), minor: z.number(), patch: z.number() });
+const userSchema = z.object({ id: z.string(), name: z.string(), email: z.string() });
+const apiKeySchema = z.object({ permissions: z.array(z.string()) });
+const albumsSchema = z.array(z.object({ id: z.string(), albumName: z.string() }));
+const stackSchema = z.object({
+  id: z.string(),
+  primaryAssetId: z.string(),
+  assets: z.array(z.object({ id: z.string() })),
+});
+const searchSchema = z.object({
+  assets: z.object({
+    items: z.array(z.unknown()),
+    nextPage: z.string().nullable().optional(),
+  }),
+});
+const anything = z.unknown();
+
+// Both `…Z` (search) and `…+00:00` (stacks) forms are valid.
+const timestamp = z.iso.datetime({ offset: true });
+const assetSchema = z.object({
+  id: z.string(),
+  originalFileName: z.string(),
+  originalPath: z.string(),
+  localDateTime: timestamp,
+  fileCreatedAt: timestamp,
+  fileModifiedAt: timestamp,
+  updatedAt: timestamp,
+  type: z.enum(["IMAGE", "VIDEO", "AUDIO", "OTHER"]),
+  checksum: z.string(),
+  ownerId: z.string(),
+  isFavorite: z.boolean(),
+  isArchived: z.boolean(),
+  isTrashed: z.boolean(),
+  isOffline: z.boolean(),
+  hasMetadata: z.boolean(),
+  duration: z.string().nullable(),
+  exifInfo: z.object({ fileSizeInByte: z.number().nullish() }).nullish(),
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function toStack(stack: z.infer<typeof stackSchema>): Stack {
+  return {
+    id: stack.id,
+    primaryAssetId: stack.primaryAssetId,
+    assetIds: stack.assets.map((asset) => asset.id),
+  };
+}
+
+function toAsset(parsed: z.infer<typeof assetSchema>): Asset {
+  const { exifInfo, ...asset } = parsed;
+  const size = exifInfo?.fileSizeInByte;
+  return size === undefined || size === null ? asset : { ...asset, fileSizeInByte: size };
+}
+
+/** One visibility pass of the search (DESIGN.md section 3). */
+interface Pass {
+  readonly visibility: "timeline" | "archive";
+  readonly isArchived: boolean;
+}
+
+/**
+ * Keeps what stacksync may stack, checked on the raw item before validation so that partner
+ * assets and hidden parts are never reported as invalid: the user's own assets, never hidden
+ * live-photo motion parts or locked ones, and (in case a server ignored a filter field) only
+ * the pass's archive state, trashed only when asked, images only unless asked.
+ */
+function belongs(
+  item: Record<string, unknown>,
+  userId: string,
+  pass: Pass,
+  filter: SearchFilter,
+): boolean {
+  if (item.ownerId !== userId) return false;
+  if (item.visibility === "hidden" || item.visibility === "locked") return false;
+  if (typeof item.isArchived === "boolean" && item.isArchived !== pass.isArchived) return false;
+  if (!filter.withDeleted && item.isTrashed === true) return false;
+  return filter.includeVideos || item.type === undefined || item.type === "IMAGE";
+}
+
+/**
+ * Creates the Immich client of one user.
+ *
+ * @param options The HTTP client settings: base URL, key, time-out, retry settings.
+ * @returns The client; call `close()` when the user is done.
+ * @throws {TypeError} When the base URL is not a URL.
+ *
+ * @example Usage
+ * ```ts
+ * import { createImmichClient } from "./immich.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const server = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   () => Response.json({ id: "u1", name: "Ann", email: "ann@example.test" }),
+ * );
+ * const immich = createImmichClient({
+ *   baseUrl: `http://127.0.0.1:${server.addr.port}/api`,
+ *   apiKey: "example-key",
+ * });
+ * assert.equal((await immich.me()).name, "Ann");
+ * immich.close();
+ * await server.shutdown();
+ * ```
+ */
+export function createImmichClient(options: ImmichClientOptions): ImmichClient {
+  const http = createHttpClient(options);
+  let version: Promise<ServerVersion> | undefined;
+  let user: Promise<User> | undefined;
+
+  async function* searchPass(
+    filter: SearchFilter,
+    userId: string,
+    pass: Pass,
+    albumId: string | undefined,
+  ): AsyncGenerator<AssetPage> {
+    let page: number | undefined = 1;
+    while (page !== undefined) {
+      const body: Record<string, unknown> = {
+        page,
+        size: PAGE_SIZE,
+        visibility: pass.visibility,
+        isArchived: pass.isArchived,
+        isVisible: true,
+        withDeleted: filter.withDeleted,
+        ...(filter.includeVideos ? {} : { type: "IMAGE" }),
+        ...(filter.takenAfter === undefined ? {} : { takenAfter: filter.takenAfter }),
+        ...(filter.takenBefore === undefined ? {} : { takenBefore: filter.takenBefore }),
+        ...(albumId === undefined ? {} : { albumIds: [albumId] }),
+        ...(filter.withFileSize ? { withExif: true } : {}),
+      };
+      const answer: z.infer<typeof searchSchema> = await http.request("POST", "/search/metadata", {
+        body,
+        schema: searchSchema,
+      });
+      yield validatePage(answer.assets.items, userId, pass, filter);
+      const next = answer.assets.nextPage;
+      page = typeof next === "string" && next !== "" ? Number(next) : undefined;
+      if (page !== undefined && !Number.isSafeInteger(page)) {
+        throw new PermanentError(
+          `Cannot follow the search pages as nextPage is not a number: current value is ${next}`,
+          {
+            method: "POST",
+            path: "/search/metadata",
+            status: 200,
+            serverMessage: `nextPage ${next}`,
+            attempt: 1,
+          },
+        );
+      }
+    }
+  }
+
+  function validatePage(
+    items: readonly unknown[],
+    userId: string,
+    pass: Pass,
+    filter: SearchFilter,
+  ): AssetPage {
+    const assets: Asset[] = [];
+    const invalid: InvalidAsset[] = [];
+    for (const item of items) {
+      const record = (typeof item === "object" && item !== null ? item : {}) as Record<
+        string,
+        unknown
+      >;
+      if (!belongs(record, userId, pass, filter)) continue;
+      const result = assetSchema.safeParse(record);
+      if (result.success) {
+        assets.push(toAsset(result.data));
+        continue;
+      }
+      const issue = result.error.issues[0];
+      const skipped = {
+        id: typeof record.id === "string" ? record.id : "(missing)",
+        field: issue?.path.join(".") || "(asset)",
+        message: issue?.message ?? "invalid",
+      };
+      invalid.push(skipped);
+      logger.warn("Invalid asset data", {
+        assetID: skipped.id,
+        field: skipped.field,
+        reason: skipped.message,
+        filename: typeof record.originalFileName === "string" ? record.originalFileName : undefined,
+      });
+    }
+    return { assets, invalid };
+  }
+
+  const client: ImmichClient = {
+    serverVersion() {
+      version ??= http.request("GET", "/server/version", { schema: versionSchema });
+      return version;
+    },
+    me() {
+      user ??= http.request("GET", "/users/me", { schema: userSchema });
+      return user;
+    },
+    async keyPermissions() {
+      const key = await http.request("GET", "/api-keys/me", { schema: apiKeySchema });
+      return key.permissions;
+    },
+    async requirePermissions(needed = REQUIRED_PERMISSIONS) {
+      if ((await client.serverVersion()).major < 2) return;
+      const granted = await client.keyPermissions();
+      if (granted.includes("all")) return;
+      const missing = needed.filter((permission) => !granted.includes(permission));
+      if (missing.length > 0) throw new MissingPermissionsError(missing, granted);
+    },
+    listStacks() {
+      return http.stream("GET", "/stacks", {
+        async read(body, invalid) {
+          const stacks: Stack[] = [];
+          try {
+            for await (const item of parseJsonObjectArray(body)) {
+              const result = stackSchema.safeParse(item);
+              if (!result.success) {
+                const issue = result.error.issues[0];
+                throw invalid(
+                  `Invalid stack data: GET /stacks answered a stack without a valid ` +
+                    `${issue?.path.join(".") || "shape"}: ${JSON.stringify(item).slice(0, 200)}`,
+                );
+              }
+              stacks.push(toStack(result.data));
+            }
+          } catch (error) {
+            if (!(error instanceof SyntaxError)) throw error;
+            throw invalid(`Cannot parse the answer of GET /stacks as JSON: ${error.message}`);
+          }
+          return stacks;
+        },
+      });
+    },
+    async *searchAssets(filter) {
+      const { id: userId } = await client.me();
+      const passes: Pass[] = [{ visibility: "timeline", isArchived: false }];
+      if (filter.withArchived) passes.push({ visibility: "archive", isArchived: true });
+      const albums = filter.albumIds?.length ? filter.albumIds : [undefined];
+      // An asset in two of the albums comes back twice; only then is a seen-set needed.
+      const seen = albums.length > 1 ? new Set<string>() : undefined;
+      for (const pass of passes) {
+        for (const albumId of albums) {
+          for await (const page of searchPass(filter, userId, pass, albumId)) {
+            if (seen === undefined) {
+              yield page;
+              continue;
+            }
+            const fresh = page.assets.filter((asset) => !seen.has(asset.id));
+            for (const asset of fresh) seen.add(asset.id);
+            yield { assets: fresh, invalid: page.invalid };
+          }
+        }
+      }
+    },
+    async resolveAlbumIds(namesOrIds) {
+      const wanted = namesOrIds.filter((item) => item !== "");
+      if (wanted.every((item) => UUID.test(item))) return [...wanted];
+      const albums = await http.request("GET", "/albums", { schema: albumsSchema });
+      return wanted.map((item) => {
+        if (UUID.test(item)) return item;
+        const matches = albums.filter((album) => album.albumName === item);
+        if (matches.length === 0) {
+          throw new RangeError(
+            `Cannot find the album named in FILTER_ALBUM_IDS: current value is ${
+              JSON.stringify(item)
+            }`,
+          );
+        }
+        if (matches.length > 1) {
+          throw new RangeError(
+            `Cannot tell which album FILTER_ALBUM_IDS means as ${matches.length} albums share ` +
+              `its name, give an id instead: current value is ${JSON.stringify(item)}`,
+          );
+        }
+        return matches[0].id;
+      });
+    },
+    async createStack(assetIds) {
+      const stack = await http.request("POST", "/stacks", {
+        body: { assetIds },
+        schema: stackSchema,
+      });
+      return toStack(stack);
+    },
+    async updateStackPrimary(stackId, primaryAssetId) {
+      const stack = await http.request("PUT", `/stacks/${encodeURIComponent(stackId)}`, {
+        body: { primaryAssetId },
+        schema: stackSchema,
+      });
+      return toStack(stack);
+    },
+    async deleteStack(stackId) {
+      try {
+        await http.request("DELETE", `/stacks/${encodeURIComponent(stackId)}`, {
+          schema: anything,
+        });
+      } catch (error) {
+        // The first attempt may have deleted it before its answer was lost.
+        const goneOnRetry = error instanceof PermanentError && error.attempt > 1 &&
+          error.status === 400 && /^not found/i.test(error.serverMessage);
+        if (!goneOnRetry) throw error;
+      }
+    },
+    close() {
+      http.close();
+    },
+  };
+  return client;
+}
