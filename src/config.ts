@@ -498,7 +498,10 @@ function validate(
     if (content === undefined) {
       throw new ConfigError(`Cannot read API_KEY_FILE ${apiKeyFile}: no such file`);
     }
-    apiKeys = splitKeys(content.replace(/\s+$/, "").split(/\r?\n/).join(","), "API_KEY_FILE");
+    apiKeys = splitKeys(
+      content.replace(/\s+$/, "").split(/\r?\n/).join(","),
+      describe("apiKeyFile"),
+    );
   } else if (apiKey !== undefined) {
     apiKeys = splitKeys(apiKey, describe("apiKey"));
   } else {

@@ -1,0 +1,194 @@
+/**
+ * Invalid configurations with their exact error text, shared by the pure tests of loadSettings()
+ * (tests/config_test.ts) and the subprocess tests of the real CLI (tests/cli_test.ts).
+ *
+ * @module
+ */
+import { RESET_CONFIRMATION } from "../src/config.ts";
+
+/** One invalid configuration. */
+export interface InvalidCase {
+  /** What is wrong, for the test step name. */
+  readonly name: string;
+  /** Environment variables; merged over {@linkcode VALID_ENV} unless `bare` is set. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Command-line arguments. */
+  readonly args?: readonly string[];
+  /** Files by relative path, written into the working folder of the run. */
+  readonly files?: Readonly<Record<string, string>>;
+  /** Start from an empty environment instead of {@linkcode VALID_ENV}. */
+  readonly bare?: boolean;
+  /** The exact message; the CLI prints it as `error: <message>`. */
+  readonly message: string;
+}
+
+/** A minimal valid environment. */
+export const VALID_ENV: Readonly<Record<string, string>> = {
+  API_URL: "http://immich:2283/api",
+  API_KEY: "key-a",
+};
+
+const BOOLEANS = [
+  ["DRY_RUN", "dry-run"],
+  ["WITH_ARCHIVED", "with-archived"],
+  ["WITH_DELETED", "with-deleted"],
+  ["INCLUDE_VIDEOS", "include-videos"],
+  ["REPLACE_STACKS", "replace-stacks"],
+  ["REMOVE_SINGLE_ASSET_STACKS", "remove-single-asset-stacks"],
+  ["RESET_STACKS", "reset-stacks"],
+] as const;
+
+const CRON_PROBLEM = "must be a positive whole number of seconds";
+const URL_PROBLEM = "must be an http(s) URL such as http://immich:2283/api";
+const DATE_PROBLEM =
+  "must be an ISO 8601 date or date-time such as 2024-01-31 or 2024-01-31T12:00:00Z";
+const EMPTY_KEY = "the list of API keys has an empty entry";
+
+/** Every invalid value the foundation issue lists, with its exact message. */
+export const INVALID_CASES: readonly InvalidCase[] = [
+  {
+    name: "unknown RUN_MODE",
+    env: { RUN_MODE: "daily" },
+    message: 'Invalid RUN_MODE (--run-mode): must be one of once, cron: current value is "daily"',
+  },
+  {
+    name: "unknown LOG_LEVEL",
+    env: { LOG_LEVEL: "verbose" },
+    message: "Invalid LOG_LEVEL (--log-level): must be one of trace, debug, info, warn, error: " +
+      'current value is "verbose"',
+  },
+  {
+    name: "unknown LOG_FORMAT",
+    args: ["--log-format", "xml"],
+    message: 'Invalid LOG_FORMAT (--log-format): must be one of text, json: current value is "xml"',
+  },
+  ...BOOLEANS.map(([env, flag]): InvalidCase => ({
+    name: `${env} not a boolean`,
+    env: { [env]: "maybe" },
+    message: `Invalid ${env} (--${flag}): must be one of true, false, 1, 0, yes, no: ` +
+      'current value is "maybe"',
+  })),
+  ...["0", "-5", "1.5", "10s", "soon"].map((value): InvalidCase => ({
+    name: `CRON_INTERVAL ${value}`,
+    env: { CRON_INTERVAL: value },
+    message: `Invalid CRON_INTERVAL (--cron-interval): ${CRON_PROBLEM}: ` +
+      `current value is "${value}"`,
+  })),
+  ...["immich:2283/api", "ftp://immich/api", "not a url"].map((value): InvalidCase => ({
+    name: `API_URL ${value}`,
+    env: { API_URL: value },
+    message: `Invalid API_URL (--api-url): ${URL_PROBLEM}: current value is "${value}"`,
+  })),
+  {
+    name: "no API_URL",
+    bare: true,
+    env: { API_KEY: "key-a" },
+    message: "Missing API_URL (--api-url): set the address of the Immich API",
+  },
+  {
+    name: "no API key",
+    bare: true,
+    env: { API_URL: "http://immich:2283/api" },
+    message: "Missing API_KEY (--api-key): set an Immich API key, or API_KEY_FILE (--api-key-file)",
+  },
+  ...["key-a,,key-b", "key-a,", " "].map((value): InvalidCase => ({
+    name: `empty entry in API_KEY ${JSON.stringify(value)}`,
+    env: { API_KEY: value },
+    message: `Invalid API_KEY (--api-key): ${EMPTY_KEY}`,
+  })),
+  {
+    name: "empty line in API_KEY_FILE",
+    bare: true,
+    env: { API_URL: "http://immich:2283/api", API_KEY_FILE: "keys.txt" },
+    files: { "keys.txt": "key-a\n\nkey-b\n" },
+    message: `Invalid API_KEY_FILE (--api-key-file): ${EMPTY_KEY}`,
+  },
+  {
+    name: "API_KEY and API_KEY_FILE together",
+    env: { API_KEY_FILE: "keys.txt" },
+    files: { "keys.txt": "key-b\n" },
+    message: "Conflicting API_KEY (--api-key) and API_KEY_FILE (--api-key-file): " +
+      "set only one of them",
+  },
+  {
+    name: "unreadable API_KEY_FILE",
+    bare: true,
+    env: { API_URL: "http://immich:2283/api" },
+    args: ["--api-key-file", "missing-keys.txt"],
+    message: "Cannot read API_KEY_FILE missing-keys.txt: no such file",
+  },
+  {
+    name: "unreadable ENV_FILE",
+    env: { ENV_FILE: "missing.env" },
+    message: "Cannot read env file missing.env: no such file",
+  },
+  {
+    name: "unreadable --env-file",
+    args: ["--env-file=missing.env"],
+    message: "Cannot read env file missing.env: no such file",
+  },
+  {
+    name: "RESET_STACKS with RUN_MODE=cron",
+    env: { RESET_STACKS: "true", RUN_MODE: "cron", CONFIRM_RESET_STACK: RESET_CONFIRMATION },
+    message: "Invalid RESET_STACKS (--reset-stacks): RESET_STACKS works only with RUN_MODE=once",
+  },
+  ...[undefined, RESET_CONFIRMATION.toUpperCase(), `${RESET_CONFIRMATION}.`].map(
+    (confirmation): InvalidCase => ({
+      name: `RESET_STACKS with confirmation ${JSON.stringify(confirmation)}`,
+      env: confirmation === undefined
+        ? { RESET_STACKS: "yes" }
+        : { RESET_STACKS: "yes", CONFIRM_RESET_STACK: confirmation },
+      message: "Invalid CONFIRM_RESET_STACK (--confirm-reset-stack): RESET_STACKS needs it to " +
+        `be exactly "${RESET_CONFIRMATION}"`,
+    }),
+  ),
+  {
+    name: "unparseable CRITERIA",
+    env: { CRITERIA: "{not json" },
+    message: "Invalid grouping criteria: Expected property name or '}' in JSON at position 1 " +
+      "(line 1 column 2)",
+  },
+  ...["yesterday", "2024-02-30", "2024-13-01", "31/01/2024", "2024-01-31T25:00:00Z"].map(
+    (value): InvalidCase => ({
+      name: `FILTER_TAKEN_AFTER ${value}`,
+      env: { FILTER_TAKEN_AFTER: value },
+      message: `Invalid FILTER_TAKEN_AFTER (--filter-taken-after): ${DATE_PROBLEM}: ` +
+        `current value is "${value}"`,
+    }),
+  ),
+  {
+    name: "FILTER_TAKEN_BEFORE not ISO 8601",
+    args: ["--filter-taken-before", "Jan 31 2024"],
+    message: `Invalid FILTER_TAKEN_BEFORE (--filter-taken-before): ${DATE_PROBLEM}: ` +
+      'current value is "Jan 31 2024"',
+  },
+  ...[["2024-02-01", "2024-02-01"], ["2024-03-01", "2024-02-01T23:59:59Z"]].map(
+    ([after, before]): InvalidCase => ({
+      name: `FILTER_TAKEN_AFTER ${after} not before FILTER_TAKEN_BEFORE ${before}`,
+      env: { FILTER_TAKEN_AFTER: after, FILTER_TAKEN_BEFORE: before },
+      message: "Invalid FILTER_TAKEN_AFTER (--filter-taken-after): must be before " +
+        `FILTER_TAKEN_BEFORE: current values are ${new Date(after).toISOString()} and ` +
+        `${new Date(before).toISOString()}`,
+    }),
+  ),
+  {
+    name: "unknown flag",
+    args: ["--bogus"],
+    message: "Cannot parse the command line: Unknown option '--bogus'; see --help",
+  },
+  {
+    name: "positional argument",
+    args: ["--dry-run", "stray"],
+    message: "Cannot parse the command line: positional arguments are not accepted; see --help",
+  },
+];
+
+/**
+ * The environment of one case.
+ *
+ * @param invalid The case.
+ * @returns Its variables, over the valid base unless the case is bare.
+ */
+export function caseEnv(invalid: InvalidCase): Record<string, string> {
+  return { ...(invalid.bare ? {} : VALID_ENV), ...invalid.env };
+}

@@ -1,0 +1,304 @@
+import assert from "node:assert/strict";
+import {
+  ConfigError,
+  DEFAULT_CRITERIA,
+  describeSettings,
+  helpText,
+  loadSettings,
+  RESET_CONFIRMATION,
+  SETTINGS,
+  type Settings,
+} from "../src/config.ts";
+import { caseEnv, INVALID_CASES, VALID_ENV } from "./_config_cases.ts";
+
+interface LoadInput {
+  readonly env?: Readonly<Record<string, string>>;
+  readonly args?: readonly string[];
+  readonly files?: Readonly<Record<string, string>>;
+}
+
+function load(input: LoadInput): Settings {
+  const command = loadSettings({
+    args: input.args ?? [],
+    env: input.env ?? VALID_ENV,
+    version: "1.2.3",
+    readTextFile: (path) => input.files?.[path],
+  });
+  assert.equal(command.kind, "run");
+  return command.settings;
+}
+
+function without(env: Readonly<Record<string, string>>, name: string): Record<string, string> {
+  const { [name]: _dropped, ...rest } = env;
+  return rest;
+}
+
+type SettingKey = keyof typeof SETTINGS;
+
+/** Settings that do not reach `Settings` as they are; they have tests of their own below. */
+const INPUT_ONLY: readonly SettingKey[] = ["apiKey", "apiKeyFile", "envFile", "confirmResetStack"];
+
+const DEFAULTS: Partial<Record<SettingKey, unknown>> = {
+  runMode: "once",
+  cronInterval: 86400,
+  dryRun: false,
+  criteria: JSON.parse(DEFAULT_CRITERIA),
+  withArchived: false,
+  withDeleted: false,
+  includeVideos: false,
+  filterAlbumIds: undefined,
+  filterTakenAfter: undefined,
+  filterTakenBefore: undefined,
+  parentFilenamePromote: ["cover", "edit", "crop", "hdr", "biggestNumber"],
+  parentExtPromote: [".jpg", ".png", ".jpeg", ".heic", ".dng"],
+  replaceStacks: false,
+  removeSingleAssetStacks: false,
+  resetStacks: false,
+  logLevel: "info",
+  logFormat: "text",
+  logFile: undefined,
+};
+
+interface ValueCase {
+  readonly key: SettingKey;
+  readonly raw: string;
+  readonly expected: unknown;
+  /** Other variables the value needs to be valid. */
+  readonly needs?: Readonly<Record<string, string>>;
+}
+
+/** One non-default value per setting; each is given through a flag, the env and an env file. */
+const VALUES: readonly ValueCase[] = [
+  {
+    key: "apiUrl",
+    raw: "https://photos.example.com/immich/api/",
+    expected: "https://photos.example.com/immich/api",
+  },
+  { key: "runMode", raw: "CRON", expected: "cron" },
+  { key: "cronInterval", raw: "3600", expected: 3600 },
+  { key: "dryRun", raw: "yes", expected: true },
+  {
+    key: "criteria",
+    raw: '[{"key":"originalFileName"}]',
+    expected: [{ key: "originalFileName" }],
+  },
+  { key: "withArchived", raw: "TRUE", expected: true },
+  { key: "withDeleted", raw: "1", expected: true },
+  { key: "includeVideos", raw: "Yes", expected: true },
+  { key: "filterAlbumIds", raw: "album-1, Holidays 2024", expected: ["album-1", "Holidays 2024"] },
+  { key: "filterTakenAfter", raw: "2024-01-31", expected: "2024-01-31T00:00:00.000Z" },
+  {
+    key: "filterTakenBefore",
+    raw: "2024-02-01T12:00:00+01:00",
+    expected: "2024-02-01T11:00:00.000Z",
+  },
+  { key: "parentFilenamePromote", raw: "edit,sequence:4", expected: ["edit", "sequence:4"] },
+  { key: "parentExtPromote", raw: ".dng,.jpg", expected: [".dng", ".jpg"] },
+  { key: "replaceStacks", raw: "true", expected: true },
+  { key: "removeSingleAssetStacks", raw: "true", expected: true },
+  {
+    key: "resetStacks",
+    raw: "true",
+    expected: true,
+    needs: { CONFIRM_RESET_STACK: RESET_CONFIRMATION },
+  },
+  { key: "logLevel", raw: "DEBUG", expected: "debug" },
+  { key: "logFormat", raw: "json", expected: "json" },
+  { key: "logFile", raw: "/var/log/stacksync/run.log", expected: "/var/log/stacksync/run.log" },
+];
+
+Deno.test("loadSettings() tables cover every declared setting", () => {
+  const covered = [...INPUT_ONLY, ...VALUES.map((value) => value.key)].sort();
+  assert.deepEqual(covered, Object.keys(SETTINGS).sort());
+  assert.deepEqual(
+    Object.keys(DEFAULTS).sort(),
+    VALUES.map((value) => value.key).filter((key) => key !== "apiUrl").sort(),
+  );
+});
+
+Deno.test("loadSettings() applies each setting's default", () => {
+  const settings: Record<string, unknown> = load({});
+  for (const [key, expected] of Object.entries(DEFAULTS)) {
+    assert.deepEqual(settings[key], expected, key);
+  }
+  assert.deepEqual(settings.apiKeys, ["key-a"]);
+});
+
+Deno.test("loadSettings() reads each setting from a flag, the environment and an env file", async (t) => {
+  for (const { key, raw, expected, needs } of VALUES) {
+    const { env: name, flag } = SETTINGS[key];
+    const base = { ...without(VALID_ENV, name), ...needs };
+    const isSwitch = "switch" in SETTINGS[key];
+    await t.step(`${name} from --${flag}`, () => {
+      const args = isSwitch ? [`--${flag}`] : [`--${flag}`, raw];
+      assert.deepEqual((load({ env: base, args }) as Record<string, unknown>)[key], expected);
+    });
+    await t.step(`${name} from the environment`, () => {
+      const env = { ...base, [name]: raw };
+      assert.deepEqual((load({ env }) as Record<string, unknown>)[key], expected);
+    });
+    await t.step(`${name} from an env file`, () => {
+      const env = { ...base, ENV_FILE: "settings.env" };
+      const files = { "settings.env": `# comment\n${name}='${raw}'\n` };
+      assert.deepEqual((load({ env, files }) as Record<string, unknown>)[key], expected);
+    });
+  }
+});
+
+Deno.test("loadSettings() prefers flag over environment over env file over default", async (t) => {
+  const cases = [
+    { flag: "error", env: "warn", file: "debug", expected: "error" },
+    { env: "warn", file: "debug", expected: "warn" },
+    { file: "debug", expected: "debug" },
+    { env: "", file: "debug", expected: "debug" },
+    { expected: "info" },
+  ];
+  for (const { flag, env, file, expected } of cases) {
+    await t.step(`flag ${flag} env ${env} file ${file} gives ${expected}`, () => {
+      const settings = load({
+        args: flag === undefined ? [] : [`--log-level=${flag}`],
+        env: { ...VALID_ENV, ENV_FILE: "a.env", ...(env === undefined ? {} : { LOG_LEVEL: env }) },
+        files: { "a.env": file === undefined ? "" : `LOG_LEVEL=${file}` },
+      });
+      assert.equal(settings.logLevel, expected);
+    });
+  }
+  await t.step("--no-dry-run beats DRY_RUN=true", () => {
+    assert.equal(
+      load({ args: ["--no-dry-run"], env: { ...VALID_ENV, DRY_RUN: "true" } }).dryRun,
+      false,
+    );
+  });
+  await t.step("DRY_RUN=false beats the env file's true", () => {
+    const env = { ...VALID_ENV, DRY_RUN: "false", ENV_FILE: "a.env" };
+    assert.equal(load({ env, files: { "a.env": "DRY_RUN=true" } }).dryRun, false);
+  });
+});
+
+Deno.test("loadSettings() finds the env file through --env-file, ENV_FILE or ./.env", async (t) => {
+  const files = {
+    ".env": "LOG_LEVEL=debug",
+    "flag.env": "LOG_LEVEL=error",
+    "named.env": "LOG_LEVEL=warn",
+  };
+  await t.step("./.env when present", () => {
+    assert.equal(load({ files }).logLevel, "debug");
+  });
+  await t.step("nothing when ./.env is absent", () => {
+    assert.equal(load({ files: {} }).logLevel, "info");
+  });
+  await t.step("ENV_FILE instead of ./.env", () => {
+    assert.equal(load({ env: { ...VALID_ENV, ENV_FILE: "named.env" }, files }).logLevel, "warn");
+  });
+  await t.step("--env-file over ENV_FILE", () => {
+    const env = { ...VALID_ENV, ENV_FILE: "named.env" };
+    assert.equal(load({ env, args: ["--env-file", "flag.env"], files }).logLevel, "error");
+  });
+  await t.step("API_URL and API_KEY from the env file alone", () => {
+    const settings = load({
+      env: {},
+      files: { ".env": "API_URL=http://immich:2283/api\nAPI_KEY=key-z\n" },
+    });
+    assert.deepEqual([settings.apiUrl, settings.apiKeys], ["http://immich:2283/api", ["key-z"]]);
+  });
+});
+
+Deno.test("loadSettings() reads API keys from API_KEY, --api-key or API_KEY_FILE", async (t) => {
+  const url = { API_URL: "http://immich:2283/api" };
+  const cases = [
+    { name: "API_KEY list", env: { ...url, API_KEY: "key-a, key-b" }, keys: ["key-a", "key-b"] },
+    { name: "--api-key", env: url, args: ["--api-key", "key-c"], keys: ["key-c"] },
+    { name: "--api-key over API_KEY", env: VALID_ENV, args: ["--api-key=key-c"], keys: ["key-c"] },
+    { name: "key file, one per line", file: "key-a\nkey-b\n", keys: ["key-a", "key-b"] },
+    { name: "key file, CRLF", file: "key-a\r\nkey-b\r\n", keys: ["key-a", "key-b"] },
+    { name: "key file, commas", file: "key-a,key-b\nkey-c", keys: ["key-a", "key-b", "key-c"] },
+    { name: "key file, no newline", file: "key-a", keys: ["key-a"] },
+  ];
+  for (const { name, env, args, file, keys } of cases) {
+    await t.step(name, () => {
+      const settings = file === undefined ? load({ env, args }) : load({
+        env: { ...url, API_KEY_FILE: "/run/secrets/keys" },
+        files: { "/run/secrets/keys": file },
+      });
+      assert.deepEqual(settings.apiKeys, keys);
+    });
+  }
+  await t.step("--api-key-file", () => {
+    const settings = load({ env: url, args: ["--api-key-file=k"], files: { k: "key-f\n" } });
+    assert.deepEqual(settings.apiKeys, ["key-f"]);
+  });
+});
+
+Deno.test("loadSettings() rejects each invalid configuration with its exact message", async (t) => {
+  for (const invalid of INVALID_CASES) {
+    await t.step(invalid.name, () => {
+      assert.throws(
+        () => load({ env: caseEnv(invalid), args: invalid.args, files: invalid.files }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.equal(error.message, invalid.message);
+          return true;
+        },
+      );
+    });
+  }
+});
+
+Deno.test("loadSettings() never puts an API key in an error message", () => {
+  const secret = "sEcReT-kEy-42";
+  for (
+    const input of <LoadInput[]> [
+      { env: { ...VALID_ENV, API_KEY: `${secret},,x` } },
+      { env: { ...VALID_ENV, API_KEY: secret, RUN_MODE: "bad" } },
+      { env: VALID_ENV, args: ["--api-key", secret, secret] },
+      { env: { API_URL: "x", API_KEY: secret } },
+    ]
+  ) {
+    assert.throws(() => load(input), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.ok(!error.message.includes(secret), error.message);
+      return true;
+    });
+  }
+});
+
+Deno.test("loadSettings() answers --help and --version before reading any setting", () => {
+  const read = (path: string) => {
+    throw new Error(`read ${path}`);
+  };
+  const help = loadSettings({
+    args: ["--help"],
+    env: { RUN_MODE: "bad" },
+    version: "1.2.3",
+    readTextFile: read,
+  });
+  assert.deepEqual(help, { kind: "help", text: helpText() });
+  const version = loadSettings({
+    args: ["--version"],
+    env: {},
+    version: "1.2.3",
+    readTextFile: read,
+  });
+  assert.deepEqual(version, { kind: "version", text: "stacksync 1.2.3" });
+});
+
+Deno.test("helpText() lists every flag with its env name and default", () => {
+  const text = helpText();
+  for (const declaration of Object.values(SETTINGS)) {
+    const line = text.split("\n").findIndex((row) =>
+      row.trim().startsWith(`--${declaration.flag}`)
+    );
+    assert.ok(line >= 0, declaration.flag);
+    const detail = text.split("\n")[line + 1];
+    assert.ok(detail.includes(`${declaration.env}: ${declaration.help}`), detail);
+    if ("default" in declaration) assert.ok(detail.endsWith(`[default: ${declaration.default}]`));
+  }
+});
+
+Deno.test("describeSettings() lists the effective settings without any key", () => {
+  const settings = load({ env: { ...VALID_ENV, API_KEY: "key-a,key-b" } });
+  const described = describeSettings(settings);
+  assert.equal(described.apiKeys, "2 keys");
+  assert.equal(described.runMode, "once");
+  assert.ok(!JSON.stringify(described).includes("key-a"));
+});
