@@ -1,0 +1,529 @@
+import assert from "node:assert/strict";
+import { configure, type LogRecord, reset } from "@logtape/logtape";
+import { z } from "zod";
+import {
+  ApiError,
+  createHttpClient,
+  type HttpClientOptions,
+  InvalidResponseError,
+  PermanentError,
+  TransientError,
+} from "../src/api/http.ts";
+
+const API_KEY = "test-secret-key-1234567890";
+const BASE_TIME = Date.parse("2026-11-22T10:00:00Z");
+
+interface Recorded {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Headers;
+  readonly body: string;
+}
+
+/** A stub API on 127.0.0.1 answering each request with the next of `answers`. */
+function stubServer(answers: ((request: Request) => Response | Promise<Response>)[]) {
+  const requests: Recorded[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    const url = new URL(request.url);
+    requests.push({
+      method: request.method,
+      path: url.pathname,
+      headers: request.headers,
+      body: await request.text(),
+    });
+    const answer = answers[Math.min(requests.length, answers.length) - 1];
+    return await answer(request);
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/api`,
+    requests,
+    close: () => server.shutdown(),
+  };
+}
+
+function status(code: number, body: unknown = { message: `status ${code}` }, headers = {}) {
+  return () => Response.json(body, { status: code, headers });
+}
+
+/** Injected time: sleeps are recorded and return at once. */
+function fakeTime(random = 0.5) {
+  const sleeps: number[] = [];
+  const options = {
+    sleep: (ms: number) => {
+      sleeps.push(ms);
+      return Promise.resolve();
+    },
+    random: () => random,
+    now: () => BASE_TIME,
+  } satisfies Partial<HttpClientOptions>;
+  return { sleeps, options };
+}
+
+async function captureLogs(): Promise<LogRecord[]> {
+  const records: LogRecord[] = [];
+  await configure({
+    reset: true,
+    sinks: { buffer: (record) => records.push(record) },
+    loggers: [
+      { category: ["stacksync"], lowestLevel: "trace", sinks: ["buffer"] },
+      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
+    ],
+  });
+  return records;
+}
+
+function retryLines(records: readonly LogRecord[]) {
+  return records.filter((record) => record.level === "warning").map((record) => ({
+    text: record.message.map(String).join(""),
+    delay: record.properties.delay,
+  }));
+}
+
+const versionSchema = z.object({ major: z.number() });
+
+Deno.test("createHttpClient() retries 500 and 502 and then succeeds", async (t) => {
+  for (const random of [0, 0.999]) {
+    await t.step(`with jitter ${random}`, async () => {
+      const records = await captureLogs();
+      const server = stubServer([status(500), status(502), () => Response.json({ major: 3 })]);
+      const time = fakeTime(random);
+      const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...time.options });
+      try {
+        const answer = await client.request("GET", "/server/version", { schema: versionSchema });
+        assert.deepEqual(answer, { major: 3 });
+        assert.equal(server.requests.length, 3);
+        const lines = retryLines(records);
+        assert.equal(lines.length, 2);
+        assert.match(lines[0].text, /^Retry 1\/3 after \d+ms$/);
+        assert.match(lines[1].text, /^Retry 2\/3 after \d+ms$/);
+        const [first, second] = time.sleeps;
+        assert.equal(time.sleeps.length, 2);
+        assert.ok(first >= 500 && first <= 750, `first delay ${first}`);
+        assert.ok(second >= 1000 && second <= 1500, `second delay ${second}`);
+        assert.deepEqual(lines.map((line) => line.delay), [`${first}ms`, `${second}ms`]);
+      } finally {
+        client.close();
+        await server.close();
+        await reset();
+      }
+    });
+  }
+});
+
+Deno.test("createHttpClient() honours Retry-After in seconds and as an HTTP date", async (t) => {
+  const cases = [
+    { header: "2", wait: 2000 },
+    { header: new Date(BASE_TIME + 3000).toUTCString(), wait: 3000 },
+  ];
+  for (const { header, wait } of cases) {
+    await t.step(`Retry-After: ${header}`, async () => {
+      const records = await captureLogs();
+      const server = stubServer([
+        status(429, { message: "Too many requests" }, { "retry-after": header }),
+        () => Response.json({ major: 2 }),
+      ]);
+      const time = fakeTime();
+      const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...time.options });
+      try {
+        await client.request("GET", "/server/version", { schema: versionSchema });
+        assert.deepEqual(time.sleeps, [wait]);
+        assert.deepEqual(retryLines(records).map((line) => line.text), [
+          `Retry 1/3 after ${wait}ms`,
+        ]);
+      } finally {
+        client.close();
+        await server.close();
+        await reset();
+      }
+    });
+  }
+});
+
+Deno.test("createHttpClient() gives up with a TransientError after four transient failures", async () => {
+  const server = stubServer([status(503, { message: "Service Unavailable" }, {
+    "x-correlation-id": "ab12cd34",
+  })]);
+  const time = fakeTime(0);
+  const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...time.options });
+  try {
+    await assert.rejects(
+      client.request("GET", "/stacks", { schema: z.unknown() }),
+      (error) => {
+        assert.ok(error instanceof TransientError);
+        assert.equal(
+          error.message,
+          "API request failed: GET /stacks answered 503 Service Unavailable " +
+            "(correlation id ab12cd34) after 4 attempts",
+        );
+        assert.equal(error.status, 503);
+        assert.equal(error.attempt, 4);
+        return true;
+      },
+    );
+    assert.equal(server.requests.length, 4);
+    assert.deepEqual(time.sleeps, [500, 1000, 2000]);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("createHttpClient() never retries 400, 401, 403 or 404", async (t) => {
+  const cases = [
+    {
+      code: 400,
+      message: "Not found or no stack.read access",
+      expected: "API request failed: POST /stacks answered 400 Not found or no stack.read " +
+        "access (correlation id ab12cd34)",
+    },
+    {
+      code: 401,
+      message: "Invalid API key",
+      expected: "Invalid API key: POST /stacks answered 401 Invalid API key " +
+        "(correlation id ab12cd34)",
+    },
+    {
+      code: 403,
+      message: "Missing required permission: stack.create",
+      expected: "API request failed: POST /stacks answered 403 Missing required permission: " +
+        "stack.create (correlation id ab12cd34)",
+    },
+    {
+      code: 404,
+      message: "Cannot POST /api/stacks",
+      expected: "API request failed: POST /stacks answered 404 Cannot POST /api/stacks " +
+        "(correlation id ab12cd34)",
+    },
+  ];
+  for (const { code, message, expected } of cases) {
+    await t.step(`status ${code}`, async () => {
+      const server = stubServer([
+        status(code, { message }, { "x-correlation-id": "ab12cd34" }),
+        () => Response.json({ id: "never" }),
+      ]);
+      const time = fakeTime();
+      const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...time.options });
+      try {
+        await assert.rejects(
+          client.request("POST", "/stacks", { body: { assetIds: [] }, schema: z.unknown() }),
+          (error) => {
+            assert.ok(error instanceof PermanentError);
+            assert.equal(error.message, expected);
+            assert.equal(error.status, code);
+            assert.equal(error.serverMessage, message);
+            assert.equal(error.correlationId, "ab12cd34");
+            return true;
+          },
+        );
+        assert.equal(server.requests.length, 1);
+        assert.deepEqual(time.sleeps, []);
+      } finally {
+        client.close();
+        await server.close();
+      }
+    });
+  }
+});
+
+Deno.test("createHttpClient() reads v1/v2 error bodies with message arrays and correlationId", async () => {
+  const server = stubServer([status(400, {
+    message: ["assetIds must be an array", "each value in assetIds must be a UUID"],
+    error: "Bad Request",
+    statusCode: 400,
+    correlationId: "v1corrid",
+  })]);
+  const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...fakeTime().options });
+  try {
+    await assert.rejects(client.request("POST", "/stacks", { body: {}, schema: z.unknown() }), {
+      name: "PermanentError",
+      message: "API request failed: POST /stacks answered 400 assetIds must be an array; " +
+        "each value in assetIds must be a UUID (correlation id v1corrid)",
+    });
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+/** A raw TCP server whose first connection is closed without an answer. */
+async function droppingServer(answer: string) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let connections = 0;
+  const serving = (async () => {
+    for await (const connection of listener) {
+      connections++;
+      const buffer = new Uint8Array(64 * 1024);
+      await connection.read(buffer);
+      if (connections > 1) {
+        const body = new TextEncoder().encode(answer);
+        await connection.write(new TextEncoder().encode(
+          "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n" +
+            `content-length: ${body.length}\r\nconnection: close\r\n\r\n`,
+        ));
+        await connection.write(body);
+      }
+      connection.close();
+    }
+  })();
+  return {
+    url: `http://127.0.0.1:${listener.addr.port}/api`,
+    connections: () => connections,
+    async close() {
+      listener.close();
+      await serving.catch(() => {});
+    },
+  };
+}
+
+Deno.test("createHttpClient() retries a dropped connection", async () => {
+  const records = await captureLogs();
+  const server = await droppingServer('{"major":1}');
+  const time = fakeTime();
+  const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...time.options });
+  try {
+    const answer = await client.request("GET", "/server/version", { schema: versionSchema });
+    assert.deepEqual(answer, { major: 1 });
+    assert.equal(server.connections(), 2);
+    assert.equal(time.sleeps.length, 1);
+    assert.equal(retryLines(records).length, 1);
+  } finally {
+    client.close();
+    await server.close();
+    await reset();
+  }
+});
+
+Deno.test("createHttpClient() fails with Failed to connect to API when nothing listens", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close();
+  const time = fakeTime();
+  const client = createHttpClient({
+    baseUrl: `http://127.0.0.1:${port}/api`,
+    apiKey: API_KEY,
+    ...time.options,
+  });
+  try {
+    await assert.rejects(client.request("GET", "/users/me", { schema: z.unknown() }), (error) => {
+      assert.ok(error instanceof TransientError);
+      assert.ok(
+        error.message.startsWith(
+          `Failed to connect to API: GET http://127.0.0.1:${port}/api/users/me: `,
+        ),
+        error.message,
+      );
+      assert.ok(error.message.endsWith(" after 4 attempts"), error.message);
+      assert.equal(error.status, undefined);
+      return true;
+    });
+    assert.equal(time.sleeps.length, 3);
+  } finally {
+    client.close();
+  }
+});
+
+Deno.test("createHttpClient() retries a request slower than the time-out, then fails", async () => {
+  // Answers are held back until the test ends, so every attempt times out.
+  const release = Promise.withResolvers<void>();
+  const server = stubServer([async () => {
+    await release.promise;
+    return Response.json({ major: 3 });
+  }]);
+  const time = fakeTime();
+  const client = createHttpClient({
+    baseUrl: server.url,
+    apiKey: API_KEY,
+    timeoutMs: 20,
+    ...time.options,
+  });
+  try {
+    await assert.rejects(client.request("GET", "/stacks", { schema: z.unknown() }), {
+      name: "TransientError",
+      message: "API request timed out: GET /stacks got no answer within 20 ms after 4 attempts",
+    });
+    assert.equal(server.requests.length, 4);
+    assert.equal(time.sleeps.length, 3);
+  } finally {
+    release.resolve();
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("createHttpClient() explains an HTML answer: API_URL probably lacks /api", async () => {
+  const server = stubServer([() =>
+    new Response("<!doctype html><html><body>Immich</body></html>", {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    })]);
+  const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...fakeTime().options });
+  try {
+    await assert.rejects(client.request("GET", "/users/me", { schema: z.unknown() }), (error) => {
+      assert.ok(error instanceof InvalidResponseError);
+      assert.equal(
+        error.message,
+        "Cannot use the answer of GET /users/me as it is an HTML page, not JSON " +
+          `(API_URL probably lacks /api): current value is ${server.url}`,
+      );
+      return true;
+    });
+    assert.equal(server.requests.length, 1);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("createHttpClient() rejects answers that are not JSON or do not match the schema", async (t) => {
+  const cases = [
+    {
+      answer: () => new Response("not json", { headers: { "content-type": "text/plain" } }),
+      message: /^Cannot parse the answer of GET \/users\/me as JSON: /,
+    },
+    {
+      answer: () => Response.json({ major: "three" }),
+      message:
+        /^Cannot use the answer of GET \/users\/me as it does not have the expected shape: major: /,
+    },
+  ];
+  for (const { answer, message } of cases) {
+    await t.step(String(message), async () => {
+      const server = stubServer([answer]);
+      const client = createHttpClient({
+        baseUrl: server.url,
+        apiKey: API_KEY,
+        ...fakeTime().options,
+      });
+      try {
+        await assert.rejects(
+          client.request("GET", "/users/me", { schema: versionSchema }),
+          (error) => error instanceof InvalidResponseError && message.test(error.message),
+        );
+        assert.equal(server.requests.length, 1);
+      } finally {
+        client.close();
+        await server.close();
+      }
+    });
+  }
+});
+
+Deno.test("createHttpClient() sends the key, Accept and Content-Type only with a body", async () => {
+  const server = stubServer([() => Response.json({}), () => new Response(null, { status: 204 })]);
+  const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...fakeTime().options });
+  try {
+    await client.request("POST", "/stacks", {
+      body: { assetIds: ["a", "b"] },
+      schema: z.unknown(),
+    });
+    const result = await client.request("DELETE", "/stacks/x", { schema: z.undefined() });
+    assert.equal(result, undefined);
+    const [post, remove] = server.requests;
+    assert.equal(post.path, "/api/stacks");
+    assert.equal(post.headers.get("x-api-key"), API_KEY);
+    assert.equal(post.headers.get("accept"), "application/json");
+    assert.equal(post.headers.get("content-type"), "application/json");
+    assert.deepEqual(JSON.parse(post.body), { assetIds: ["a", "b"] });
+    assert.equal(remove.method, "DELETE");
+    assert.equal(remove.headers.get("x-api-key"), API_KEY);
+    assert.equal(remove.headers.get("content-type"), null);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("createHttpClient() logs bodies at trace and never the API key", async () => {
+  const records = await captureLogs();
+  const server = stubServer([
+    status(500, { message: `upstream rejected key ${API_KEY}` }),
+    () => Response.json({ major: 3, echo: API_KEY }),
+    status(400, { message: `Invalid key ${API_KEY}` }, { "x-correlation-id": "zz99yy88" }),
+  ]);
+  const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...fakeTime().options });
+  try {
+    await client.request("POST", "/search/metadata", {
+      body: { page: 1, size: 1000 },
+      schema: z.unknown(),
+    });
+    const failure = await client.request("GET", "/users/me", { schema: z.unknown() }).catch((
+      error: ApiError,
+    ) => error);
+    assert.ok(failure instanceof PermanentError);
+    assert.equal(
+      failure.message,
+      "API request failed: GET /users/me answered 400 Invalid key [redacted] " +
+        "(correlation id zz99yy88)",
+    );
+    const traced = records.filter((record) => record.level === "trace");
+    assert.equal(traced.length, 3);
+    const ok = traced[1].properties;
+    assert.equal(ok.method, "POST");
+    assert.equal(ok.path, "/search/metadata");
+    assert.equal(ok.status, 200);
+    assert.equal(ok.durationMs, 0);
+    assert.equal(ok.requestBody, '{"page":1,"size":1000}');
+    assert.equal(ok.responseBody, '{"major":3,"echo":"[redacted]"}');
+    assert.equal(traced[2].properties.correlationID, "zz99yy88");
+    const everything = JSON.stringify(records.map((record) => [record.message, record.properties]));
+    assert.ok(!everything.includes(API_KEY));
+    assert.ok(!failure.message.includes(API_KEY) && !failure.serverMessage.includes(API_KEY));
+  } finally {
+    client.close();
+    await server.close();
+    await reset();
+  }
+});
+
+Deno.test("createHttpClient() logs method, path, status and time without bodies at debug", async () => {
+  const records: LogRecord[] = [];
+  await configure({
+    reset: true,
+    sinks: { buffer: (record) => records.push(record) },
+    loggers: [
+      { category: ["stacksync"], lowestLevel: "debug", sinks: ["buffer"] },
+      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
+    ],
+  });
+  const server = stubServer([() => Response.json({ major: 3 })]);
+  const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...fakeTime().options });
+  try {
+    await client.request("GET", "/server/version", { schema: versionSchema });
+    assert.equal(records.length, 1);
+    assert.equal(records[0].level, "debug");
+    assert.deepEqual(Object.keys(records[0].properties).sort(), [
+      "correlationID",
+      "durationMs",
+      "method",
+      "path",
+      "status",
+    ]);
+  } finally {
+    client.close();
+    await server.close();
+    await reset();
+  }
+});
+
+Deno.test("createHttpClient() stops waiting between retries when the signal aborts", async () => {
+  const server = stubServer([status(503)]);
+  const controller = new AbortController();
+  const client = createHttpClient({
+    baseUrl: server.url,
+    apiKey: API_KEY,
+    signal: controller.signal,
+    now: () => BASE_TIME,
+    sleep: (_ms, signal) => {
+      controller.abort(new Error("shutdown"));
+      return Promise.reject(signal?.reason);
+    },
+  });
+  try {
+    await assert.rejects(client.request("GET", "/stacks", { schema: z.unknown() }), {
+      message: "shutdown",
+    });
+    assert.equal(server.requests.length, 1);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
