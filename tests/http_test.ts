@@ -246,7 +246,7 @@ Deno.test("createHttpClient() reads v1/v2 error bodies with message arrays and c
 });
 
 /** A raw TCP server whose first connection is closed without an answer. */
-async function droppingServer(answer: string) {
+function droppingServer(answer: string) {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   let connections = 0;
   const serving = (async () => {
@@ -277,7 +277,7 @@ async function droppingServer(answer: string) {
 
 Deno.test("createHttpClient() retries a dropped connection", async () => {
   const records = await captureLogs();
-  const server = await droppingServer('{"major":1}');
+  const server = droppingServer('{"major":1}');
   const time = fakeTime();
   const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...time.options });
   try {
