@@ -1,0 +1,203 @@
+/**
+ * The fixture library of `../shared/immich-fixtures/README.md`, with the asset and user ids the
+ * live server gave it (019, 010, 011), so recorded request bodies can be replayed unchanged.
+ * Private to the Immich test server.
+ *
+ * @module
+ */
+
+/** The fixture admin's and user2's ids. */
+export const FIXTURE_USER_IDS = {
+  admin: "25c27722-1a7d-4f60-a0f4-c50e5c927621",
+  user2: "ca6befcf-2861-4718-8fd5-cff32e835b4e",
+} as const;
+
+/** The screenshot has no EXIF date: its fileCreatedAt was the file's mtime, per user. */
+export const FIXTURE_SCREENSHOT_TIMES = {
+  admin: "2026-11-22T09:26:25.000Z",
+  user2: "2026-11-22T09:26:38.000Z",
+} as const;
+
+/** Per file: name, DateTimeOriginal (null: none), admin's asset id, user2's asset id. */
+export const FIXTURE_FILES: readonly (readonly [string, string | null, string, string])[] = [
+  [
+    "IMG_0001.dng",
+    "2024-05-01T10:00:00.000Z",
+    "78c276f5-27f2-4dd3-a6ca-1afb69861798",
+    "77b4bcd4-3cb2-4c6a-90ff-b5f77ae0795b",
+  ],
+  [
+    "IMG_0001.jpg",
+    "2024-05-01T10:00:00.000Z",
+    "c328d6e8-5867-45d6-af44-8141dfbc39a6",
+    "5f7f19c1-ac73-42de-98ae-5894c0c7b482",
+  ],
+  [
+    "IMG_0001_edited.jpg",
+    "2024-05-01T10:00:00.000Z",
+    "19e91682-acd7-43a1-837f-b11420c43679",
+    "9aee3869-f793-45de-9407-b56bf53cb5f0",
+  ],
+  [
+    "IMG_0002.dng",
+    "2024-05-01T10:05:00.000Z",
+    "25658583-a8b9-43cc-8ec8-f2847d93f75a",
+    "0013373b-22c6-4ba5-833c-53316acec81b",
+  ],
+  [
+    "IMG_0002.jpg",
+    "2024-05-01T10:05:00.000Z",
+    "537ce944-50b6-4987-ba96-afaabefb9f48",
+    "984ed9c1-1a7b-4868-b3af-abdc8b8e67cb",
+  ],
+  [
+    "IMG_0003.dng",
+    "2024-05-01T10:10:00.000Z",
+    "6ed916fa-43d0-4cdb-a204-de9099149f1e",
+    "652b0500-e720-492a-af95-7eb88a8d8d22",
+  ],
+  [
+    "IMG_0003.jpg",
+    "2024-05-01T10:10:00.000Z",
+    "061fab29-df73-40e1-a04a-72b70a6e3616",
+    "72569c64-8f24-43b9-aae4-cf073d1aa97d",
+  ],
+  [
+    "IMG_0003_edited.jpg",
+    "2024-05-01T10:10:00.000Z",
+    "d49536a8-6aad-417e-86db-e701d573091a",
+    "f2862113-24e7-4d67-a849-9d6287ec5d3c",
+  ],
+  [
+    "IMG_0004.jpg",
+    "2024-05-01T10:15:00.000Z",
+    "5defffd4-bfde-42b1-8ce9-4709c147de90",
+    "7f434400-22fd-4bba-9496-6876da8a3576",
+  ],
+  [
+    "IMG_0100.jpg",
+    "2024-05-02T14:30:00.000Z",
+    "6c4f3004-4175-42ac-aa52-54f23a551c0e",
+    "d439f352-ee5b-41fb-bb07-a88c4cd59da2",
+  ],
+  [
+    "IMG_0101.jpg",
+    "2024-05-02T14:30:01.000Z",
+    "b2c80e32-9fca-44d7-b6a2-4e8a19ae29f7",
+    "03878adc-f81b-4e74-8971-fc0f297f1add",
+  ],
+  [
+    "IMG_0102.jpg",
+    "2024-05-02T14:30:02.000Z",
+    "f6ad94ef-a4fa-4a55-a094-fa03a69d0e0d",
+    "1e5617ea-1199-4fd0-a707-75739527224d",
+  ],
+  [
+    "IMG_0103.jpg",
+    "2024-05-02T14:30:03.000Z",
+    "47d6fdc6-9f94-4832-82ff-5e332d1f68ca",
+    "c5cc08cf-f369-462f-95b1-07ba70a0b967",
+  ],
+  [
+    "IMG_0104.jpg",
+    "2024-05-02T14:30:04.000Z",
+    "1c81e425-015d-4a45-abfa-9a34f9bae83c",
+    "6a0202b2-3b3d-4b43-a5bb-24ebf983c1c7",
+  ],
+  [
+    "IMG_0105.jpg",
+    "2024-05-02T14:30:05.000Z",
+    "d021516e-0c76-4205-8098-bc2e1220b53a",
+    "efdd532e-5e84-4a3b-bc79-206afd55d091",
+  ],
+  [
+    "IMG_0200.jpg",
+    "2024-05-03T09:00:10.000Z",
+    "f9c0cb42-06b0-4717-b372-684359549f02",
+    "160dc416-7234-4d7f-95a9-a86fba46973e",
+  ],
+  [
+    "IMG_0201.jpg",
+    "2024-05-03T09:00:11.000Z",
+    "3378839c-1dbc-493d-b27f-66da370a0a8d",
+    "d6fe6afc-6272-42c3-8f9a-e88f39282c3f",
+  ],
+  [
+    "IMG_0202.jpg",
+    "2024-05-03T09:00:12.000Z",
+    "e18acda8-ede0-498f-9989-d6aeaf7d00af",
+    "d51de105-db9a-45c1-8c1b-d808a4885d55",
+  ],
+  [
+    "IMG_0203.jpg",
+    "2024-05-03T09:00:13.000Z",
+    "789342a0-a5fc-4a7c-b4c5-774831919351",
+    "e2094ebc-7256-4459-bbdc-5c0f7062f6c9",
+  ],
+  [
+    "IMG_0300.jpg",
+    "2024-06-01T12:00:00.000Z",
+    "290b887e-b16a-43ff-ac98-04eba4aa4c0a",
+    "d9eb0837-9639-4f3b-b915-e72f70aed6d9",
+  ],
+  [
+    "IMG_0301.jpg",
+    "2024-06-02T12:00:00.000Z",
+    "115e3410-3872-45b5-9568-0eb4ad8dca6c",
+    "46433eb3-2f76-41c4-b4cc-ddfdf9b8ebcc",
+  ],
+  [
+    "IMG_0302.jpg",
+    "2024-06-03T12:00:00.000Z",
+    "713a81df-8acb-4bbd-a486-622b12c8b54a",
+    "a1ba782e-5982-4db1-b273-3b720e5ee254",
+  ],
+  [
+    "IMG_0303.jpg",
+    "2024-06-04T12:00:00.000Z",
+    "359d53a1-ac1e-495e-b369-d8d78b34b4a1",
+    "07a631a1-f6ca-48de-b26f-a0efebdfcbc3",
+  ],
+  [
+    "IMG_0304.jpg",
+    "2024-06-05T12:00:00.000Z",
+    "f444ce8b-b170-4313-9b1e-98fc95ff839f",
+    "3d1d5b38-dd09-493b-aca6-3f0a7732024a",
+  ],
+  [
+    "IMG_0305.jpg",
+    "2024-06-06T12:00:00.000Z",
+    "26fa310a-e440-45df-b86a-7c3cb966a690",
+    "e822cde7-aac1-430f-a5d1-bf14e8ba7693",
+  ],
+  [
+    "IMG_0306.jpg",
+    "2024-06-07T12:00:00.000Z",
+    "11dfd95d-9727-42c7-adab-45ff8e1c2d18",
+    "ad40208b-d907-44ee-8d7b-6a6057502802",
+  ],
+  [
+    "IMG_0307.jpg",
+    "2024-06-08T12:00:00.000Z",
+    "883910dd-1ff8-4879-87a8-d82ca4ef8290",
+    "7cc67554-705b-4657-be59-50e55aa3d41f",
+  ],
+  [
+    "IMG_0308.jpg",
+    "2024-06-09T12:00:00.000Z",
+    "c047d1ea-d212-403e-9cf0-faea7b1b0f8d",
+    "d4ee805b-5ade-4ed1-9d8f-5d07ed422df6",
+  ],
+  [
+    "IMG_0309.jpg",
+    "2024-06-01T12:00:00.000Z",
+    "cc892f0a-4fea-416d-9b24-ae874691bd78",
+    "27329cd5-8a47-4ab4-8cdd-8ecb485d4e85",
+  ],
+  [
+    "Screenshot_2024-06-10.png",
+    null,
+    "92665e65-59c9-4c11-9359-08060f51723b",
+    "b0d11471-7cf9-4ae5-8168-9d68e2cf46ba",
+  ],
+];

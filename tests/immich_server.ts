@@ -1,0 +1,1649 @@
+/**
+ * The Immich test server (DESIGN.md section 7): real HTTP on 127.0.0.1 and a random port, with
+ * the semantics recorded from a live Immich v3.1.0 in `../shared/immich-fixtures/` — users and
+ * API keys with permissions, owner scoping, the merge rule of `POST /stacks` (through
+ * {@linkcode StackStore}), `search/metadata` paging with `nextPage` strings, visibility by server
+ * version, partner assets, and error bodies in the v1/v2 or v3 shape. It records every request
+ * (never the key) and injects faults on demand. Tests, `deno task demo` and `deno task bench`
+ * all use it.
+ *
+ * Paths in {@linkcode RecordedRequest} and in fault route keys are relative to `/api`, e.g.
+ * `POST /stacks` or `DELETE /stacks/{id}`.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { listenHttp, type RawRequest, type RawResponse, type RawServer } from "./_immich_http.ts";
+import { type StackRecord, StackStore, StackStoreError } from "./immich_stacks.ts";
+import {
+  FIXTURE_FILES,
+  FIXTURE_SCREENSHOT_TIMES,
+  FIXTURE_USER_IDS,
+} from "./_immich_fixture_library.ts";
+
+/** Options for {@linkcode startImmichServer}. */
+export interface ImmichServerOptions {
+  /**
+   * The Immich version to imitate, e.g. `"1.118.2"`, `"1.132.3"`, `"2.4.1"`, `"3.1.0"`.
+   * It decides the error body shape, validation style and search visibility rules.
+   *
+   * @default {"3.1.0"}
+   */
+  readonly version?: string;
+  /**
+   * The port to listen on; 0 picks a free one.
+   *
+   * @default {0}
+   */
+  readonly port?: number;
+}
+
+/** A user of the test server. */
+export interface TestUser {
+  readonly id: string;
+  readonly name: string;
+  readonly email: string;
+}
+
+/** Input for {@linkcode ImmichServer.addUser}. */
+export interface TestUserInput {
+  readonly name: string;
+  /** @default {`<name in lower case, no spaces>@example.test`} */
+  readonly email?: string;
+  /** @default {a random UUID} */
+  readonly id?: string;
+  /** @default {false} */
+  readonly isAdmin?: boolean;
+}
+
+/** Options for {@linkcode ImmichServer.addKey}. */
+export interface TestKeyOptions {
+  /** @default {["all"]} */
+  readonly permissions?: readonly string[];
+  /** @default {a random secret} */
+  readonly secret?: string;
+  /** @default {"cli-all"} */
+  readonly name?: string;
+}
+
+/** Immich asset visibility (v1.133+; older servers derive isArchived and isVisible from it). */
+export type TestVisibility = "timeline" | "archive" | "hidden" | "locked";
+
+/** Immich asset types. */
+export type TestAssetType = "IMAGE" | "VIDEO" | "AUDIO" | "OTHER";
+
+/**
+ * Input for {@linkcode ImmichServer.addAsset}. Every field but the name has a default like the
+ * fixture library's (96x64 Canon EOS R5 images).
+ */
+export interface TestAssetInput {
+  readonly originalFileName: string;
+  /** @default {a random UUID} */
+  readonly id?: string;
+  /** ISO 8601; @default {fileCreatedAt, else "2024-01-01T00:00:00.000Z"} */
+  readonly localDateTime?: string;
+  /** ISO 8601; @default {localDateTime, else "2024-01-01T00:00:00.000Z"} */
+  readonly fileCreatedAt?: string;
+  /** ISO 8601; @default {fileCreatedAt} */
+  readonly fileModifiedAt?: string;
+  /** @default {"VIDEO" for video extensions, else "IMAGE"} */
+  readonly type?: TestAssetType;
+  /** @default {"timeline"} */
+  readonly visibility?: TestVisibility;
+  /** @default {false} */
+  readonly isTrashed?: boolean;
+  /** @default {false} */
+  readonly isFavorite?: boolean;
+  /** @default {null} */
+  readonly livePhotoVideoId?: string | null;
+  /** @default {2200, or 37296 for raw files} */
+  readonly fileSizeInByte?: number;
+  /** @default {"/data/upload/<owner>/<id[0:2]>/<id[2:4]>/<id>.<ext>"} */
+  readonly originalPath?: string;
+  /** Base64 SHA-1. @default {derived from the id} */
+  readonly checksum?: string;
+  /** @default {derived from the extension} */
+  readonly originalMimeType?: string;
+  /** EXIF DateTimeOriginal, ISO 8601, or null for none. @default {localDateTime} */
+  readonly dateTimeOriginal?: string | null;
+  /** @default {"Canon"} */
+  readonly make?: string | null;
+  /** @default {"EOS R5"} */
+  readonly model?: string | null;
+  /** @default {"1" for raw files, else null} */
+  readonly orientation?: string | null;
+  /** @default {null for raw files, else "UTC"} */
+  readonly timeZone?: string | null;
+  /** @default {96} */
+  readonly width?: number;
+  /** @default {64} */
+  readonly height?: number;
+  /** Video duration as Immich writes it. @default {null for images, "0:00:03.00000" for videos} */
+  readonly duration?: string | null;
+}
+
+/** An asset as stored, with times as ISO 8601 text. */
+export interface TestAsset {
+  readonly id: string;
+  readonly ownerId: string;
+  readonly originalFileName: string;
+  readonly originalPath: string;
+  readonly localDateTime: string;
+  readonly fileCreatedAt: string;
+  readonly type: TestAssetType;
+  readonly visibility: TestVisibility;
+  readonly isTrashed: boolean;
+  readonly checksum: string;
+}
+
+/** A stack as the server holds it: every member, primary first. */
+export type TestStack = StackRecord;
+
+/** An album. */
+export interface TestAlbum {
+  readonly id: string;
+  readonly albumName: string;
+}
+
+/** One HTTP request the server answered (or dropped, status 0). The API key is never kept. */
+export interface RecordedRequest {
+  readonly method: string;
+  /** Path relative to `/api`, e.g. `/stacks/…`; full path for non-API requests. */
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+  /** The parsed JSON body, or undefined when there was none or it was not JSON. */
+  readonly body: unknown;
+  readonly status: number;
+  /** The user the key belongs to, when the key was valid. */
+  readonly userId?: string;
+}
+
+/** A forced answer for one route. */
+export interface RouteFault {
+  readonly status: number;
+  /** How many requests it applies to. @default {forever} */
+  readonly times?: number;
+  /** @default {a status-appropriate text} */
+  readonly message?: string;
+}
+
+/**
+ * Fault injection; every rate is a probability in [0, 1] drawn from a generator seeded with
+ * `seed`, so a given request sequence always meets the same faults.
+ */
+export interface FaultOptions {
+  /** @default {1} */
+  readonly seed?: number;
+  /** Answer 500 without doing anything. */
+  readonly error5xxRate?: number;
+  /** Do the work, then answer 500 (the client cannot know it succeeded). */
+  readonly error5xxAfterWorkRate?: number;
+  /** Close the connection without any answer. */
+  readonly dropRate?: number;
+  /** Answer 429, with `Retry-After: retryAfterSeconds` when that is set. */
+  readonly rate429?: number;
+  readonly retryAfterSeconds?: number;
+  /** Delay every answer by this much. */
+  readonly latencyMs?: number;
+  /** Forced answers by `"METHOD /path"`, the path concrete or as a template (`/stacks/{id}`). */
+  readonly routes?: Readonly<Record<string, RouteFault>>;
+}
+
+/** A running test server. */
+export interface ImmichServer extends AsyncDisposable {
+  /** The base URL users set as API_URL: `http://127.0.0.1:<port>/api`. */
+  readonly url: string;
+  /** `http://127.0.0.1:<port>`; paths outside `/api` answer HTML with 200, as Immich's web app. */
+  readonly origin: string;
+  /** The imitated version. */
+  readonly version: string;
+  /** Adds a user. @throws {TypeError} When the id or email is taken. */
+  addUser(input: TestUserInput): TestUser;
+  /** Adds an API key for a user and returns its secret. @throws {TypeError} For an unknown user. */
+  addKey(userId: string, options?: TestKeyOptions): string;
+  /** Adds one asset. @throws {TypeError} For an unknown user, a taken id or a bad time. */
+  addAsset(userId: string, input: TestAssetInput): TestAsset;
+  /** Adds many assets at once (fast enough for 200 000). */
+  addAssets(userId: string, inputs: readonly TestAssetInput[]): TestAsset[];
+  /** Marks an asset trashed or not, or changes its visibility, as the web app would. */
+  updateAsset(
+    assetId: string,
+    changes: { readonly isTrashed?: boolean; readonly visibility?: TestVisibility },
+  ): void;
+  /**
+   * Creates a stack with the merge rule of `POST /stacks`; the first id becomes primary.
+   * @throws {TypeError} When an asset is not the user's or fewer than 2 ids are given.
+   */
+  addStack(userId: string, assetIds: readonly string[]): TestStack;
+  /** Adds an album holding the given assets. */
+  addAlbum(userId: string, name: string, assetIds: readonly string[]): TestAlbum;
+  /** Shares `sharedByUserId`'s library with `sharedWithUserId` (shown in their timeline). */
+  addPartner(sharedByUserId: string, sharedWithUserId: string): void;
+  /** The user's stacks now, oldest first, each primary first. */
+  stacks(userId: string): TestStack[];
+  /** Every request answered since start or the last {@linkcode clearRequests}. */
+  readonly requests: readonly RecordedRequest[];
+  clearRequests(): void;
+  /** Replaces the fault settings; `setFaults({})` turns faults off. */
+  setFaults(faults: FaultOptions): void;
+  close(): Promise<void>;
+}
+
+const PERMISSION_ALL = "all";
+const DEFAULT_TIME = "2024-01-01T00:00:00.000Z";
+/** Entity timestamps start here and tick by 1 ms per entity, so answers are reproducible. */
+const CLOCK_START = Date.parse("2026-11-22T09:27:00.000Z");
+const JSON_TYPE = "application/json; charset=utf-8";
+const RAW_EXTENSIONS = new Set(["dng", "cr2", "cr3", "nef", "arw", "raf", "orf", "rw2"]);
+const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  png: "image/png",
+  heic: "image/heic",
+  heif: "image/heif",
+  gif: "image/gif",
+  webp: "image/webp",
+  tif: "image/tiff",
+  tiff: "image/tiff",
+  dng: "image/dng",
+  cr2: "image/x-canon-cr2",
+  cr3: "image/x-canon-cr3",
+  nef: "image/x-nikon-nef",
+  arw: "image/x-sony-arw",
+  mp4: "video/mp4",
+  mov: "video/quicktime",
+  m4v: "video/x-m4v",
+  webm: "video/webm",
+};
+const VISIBILITIES = ["archive", "timeline", "hidden", "locked"] as const;
+const ASSET_TYPES = ["IMAGE", "VIDEO", "AUDIO", "OTHER"] as const;
+const STACK_CHUNK = 200;
+
+interface UserRec {
+  readonly id: string;
+  readonly name: string;
+  readonly email: string;
+  readonly isAdmin: boolean;
+  readonly avatarColor: string;
+  readonly createdAt: number;
+}
+
+interface KeyRec {
+  readonly id: string;
+  readonly userId: string;
+  readonly name: string;
+  readonly permissions: readonly string[];
+  readonly createdAt: number;
+}
+
+interface AssetRec {
+  readonly id: string;
+  readonly ownerId: string;
+  readonly originalFileName: string;
+  readonly originalPath: string;
+  readonly originalMimeType: string;
+  readonly type: TestAssetType;
+  readonly fileCreatedAt: number;
+  readonly fileModifiedAt: number;
+  readonly localDateTime: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly isFavorite: boolean;
+  visibility: TestVisibility;
+  isTrashed: boolean;
+  readonly livePhotoVideoId: string | null;
+  readonly checksum: string;
+  readonly thumbhash: string;
+  readonly width: number;
+  readonly height: number;
+  readonly duration: string | null;
+  readonly fileSizeInByte: number;
+  readonly dateTimeOriginal: number | null;
+  readonly make: string | null;
+  readonly model: string | null;
+  readonly orientation: string | null;
+  readonly timeZone: string | null;
+}
+
+interface AlbumRec {
+  readonly id: string;
+  readonly ownerId: string;
+  readonly albumName: string;
+  readonly assetIds: Set<string>;
+  readonly createdAt: number;
+}
+
+type VersionMode = "legacy" | "visibility" | "v3";
+
+interface Version {
+  readonly major: number;
+  readonly minor: number;
+  readonly patch: number;
+  /** ≤1.132: isArchived/isVisible; 1.133–2.x: visibility, default timeline; 3.x: visibility. */
+  readonly mode: VersionMode;
+  /** v1/v2 error bodies `{message, error, statusCode, correlationId}`, class-validator texts. */
+  readonly legacyErrors: boolean;
+}
+
+/** An HTTP error answer; `errors` holds zod issues of a validation failure. */
+class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errors?: readonly z.core.$ZodIssue[],
+  ) {
+    super(message);
+  }
+}
+
+interface Ctx {
+  readonly user: UserRec;
+  readonly key: KeyRec;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+  /** A chunked body instead of `body`, for answers too large to build as one string. */
+  readonly stream?: AsyncIterable<string>;
+}
+
+interface Route {
+  readonly method: string;
+  readonly segments: readonly string[];
+  /** `undefined`: public; `null`: any valid key; else the permission the key needs. */
+  readonly permission: string | null | undefined;
+  readonly handle: (ctx: Ctx) => Answer;
+}
+
+function parseVersion(text: string): Version {
+  const match = /^v?(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (match === null) {
+    throw new TypeError(
+      `Cannot start the Immich test server: bad version: current value is ${text}`,
+    );
+  }
+  const [major, minor, patch] = match.slice(1).map(Number);
+  const mode: VersionMode = major >= 3
+    ? "v3"
+    : major === 2 || (major === 1 && minor >= 133)
+    ? "visibility"
+    : "legacy";
+  return { major, minor, patch, mode, legacyErrors: major < 3 };
+}
+
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const CORRELATION_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+function correlationId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return [...bytes].map((b) => CORRELATION_ALPHABET[b % CORRELATION_ALPHABET.length]).join("");
+}
+
+/** Postgres' text form of a timestamptz, as `GET /stacks` shows it: `…T10:00:00.52+00:00`. */
+function pgTime(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  const fraction = iso.slice(19, 23).replace(/\.?0+$/, "");
+  return `${iso.slice(0, 19)}${fraction}+00:00`;
+}
+
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function parseTime(text: string, what: string): number {
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) {
+    throw new TypeError(`Cannot add asset as ${what} is not a time: current value is ${text}`);
+  }
+  return ms;
+}
+
+function extensionOf(fileName: string): string {
+  const dot = fileName.lastIndexOf(".");
+  return dot < 0 ? "" : fileName.slice(dot + 1).toLowerCase();
+}
+
+/** A stable fake SHA-1 in base64 made from the id, so no two assets collide. */
+function fakeChecksum(id: string): string {
+  const hex = (id.replaceAll("-", "") + "0123456789abcdef").slice(0, 40).padEnd(40, "0");
+  const bytes = new Uint8Array(20);
+  for (let i = 0; i < 20; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16) || 0;
+  return btoa(String.fromCharCode(...bytes));
+}
+
+const uuid = z.uuidv4();
+const idParams = z.object({ id: uuid });
+const stackAssetParams = z.object({ id: uuid, assetId: uuid });
+const stackListQuery = z.object({ primaryAssetId: uuid.optional() });
+const createStackBody = z.object({ assetIds: z.array(uuid).min(2) });
+const updateStackBody = z.object({ primaryAssetId: uuid.optional() });
+const deleteStacksBody = z.object({ ids: z.array(uuid) });
+const isoDateTime = z.string().refine((text) => !Number.isNaN(Date.parse(text)), {
+  message: "Invalid input: expected ISO 8601 datetime string",
+});
+
+/**
+ * The search body. Older servers used class-transformer, which turned `"5"` into 5 and
+ * `"true"` into true; v3's zod pipe does not, so "numbers must be JSON numbers" only there.
+ */
+function searchBody(legacy: boolean) {
+  const num = (schema: z.ZodNumber) =>
+    legacy
+      ? z.preprocess((v) => (typeof v === "string" && v.trim() !== "" ? Number(v) : v), schema)
+      : schema;
+  const bool = () =>
+    legacy
+      ? z.preprocess((v) => (v === "true" ? true : v === "false" ? false : v), z.boolean())
+      : z.boolean();
+  return z.object({
+    page: num(z.number().int().min(1)).optional(),
+    size: num(z.number().int().min(1).max(1000)).optional(),
+    order: z.enum(["asc", "desc"]).optional(),
+    id: uuid.optional(),
+    type: z.enum(ASSET_TYPES).optional(),
+    originalFileName: z.string().optional(),
+    takenAfter: isoDateTime.optional(),
+    takenBefore: isoDateTime.optional(),
+    albumIds: z.array(uuid).optional(),
+    withDeleted: bool().optional(),
+    withExif: bool().optional(),
+    withStacked: bool().optional(),
+    isFavorite: bool().optional(),
+    visibility: z.enum(VISIBILITIES).optional(),
+    isArchived: bool().optional(),
+    isVisible: bool().optional(),
+  });
+}
+
+/** The class-validator sentence a v1/v2 server gives for a zod issue. */
+function legacyMessage(issue: z.core.$ZodIssue): string {
+  const name = String(issue.path[0] ?? "value");
+  const each = issue.path.length > 1 ? `each value in ${name}` : name;
+  switch (issue.code) {
+    case "too_small":
+      return issue.origin === "array"
+        ? `${name} must contain at least ${issue.minimum} elements`
+        : `${name} must not be less than ${issue.minimum}`;
+    case "too_big":
+      return `${name} must not be greater than ${issue.maximum}`;
+    case "invalid_format":
+      return issue.format === "uuid"
+        ? `${each} must be a UUID`
+        : `${each} must be a valid ISO 8601 date string`;
+    case "invalid_value":
+      return `${name} must be one of the following values: ${issue.values.join(", ")}`;
+    case "invalid_type":
+      if (issue.expected === "array") return `${name} must be an array`;
+      if (issue.expected === "boolean") return `${name} must be a boolean value`;
+      if (issue.expected === "number" || issue.expected === "int") {
+        return `${name} must be an integer number`;
+      }
+      return `${name} must be a ${issue.expected}`;
+    default:
+      return `${each} ${issue.message}`;
+  }
+}
+
+function validate<T>(schema: z.ZodType<T>, input: unknown): T {
+  const result = schema.safeParse(input ?? {});
+  if (!result.success) throw new ApiError(400, "Validation failed", result.error.issues);
+  return result.data;
+}
+
+interface SearchFilter {
+  readonly order: "asc" | "desc";
+  readonly id?: string;
+  readonly type?: TestAssetType;
+  readonly originalFileName?: string;
+  readonly takenAfter?: number;
+  readonly takenBefore?: number;
+  readonly albumIds?: readonly string[];
+  readonly withDeleted: boolean;
+  readonly withStacked?: boolean;
+  readonly isFavorite?: boolean;
+  readonly visibility?: TestVisibility;
+  readonly isArchived?: boolean;
+  readonly isVisible?: boolean;
+}
+
+interface CachedSearch {
+  readonly assetGeneration: number;
+  readonly stackGeneration: number;
+  readonly assets: readonly AssetRec[];
+}
+
+const MAX_CACHED_SEARCHES = 64;
+
+/**
+ * Starts a test server imitating the given Immich version on 127.0.0.1.
+ *
+ * @param options Version and port.
+ * @returns The running server; close it (or `await using` it) when done.
+ * @throws {TypeError} When the version is not `major.minor.patch`.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startImmichServer } from "./immich_server.ts";
+ *
+ * await using server = await startImmichServer();
+ * const user = server.addUser({ name: "Ada" });
+ * const key = server.addKey(user.id);
+ * const response = await fetch(`${server.url}/users/me`, { headers: { "x-api-key": key } });
+ * assert.equal((await response.json()).id, user.id);
+ * ```
+ */
+export function startImmichServer(options: ImmichServerOptions = {}): Promise<ImmichServer> {
+  const versionText = options.version ?? "3.1.0";
+  const version = parseVersion(versionText);
+  const users = new Map<string, UserRec>();
+  const usersByEmail = new Map<string, UserRec>();
+  const keys = new Map<string, KeyRec>();
+  const assets = new Map<string, AssetRec>();
+  const assetsByOwner = new Map<string, AssetRec[]>();
+  const albums = new Map<string, AlbumRec>();
+  const partnersOf = new Map<string, Set<string>>();
+  const stores = new Map<string, StackStore>();
+  const searchCache = new Map<string, CachedSearch>();
+  const requests: RecordedRequest[] = [];
+  let assetGeneration = 0;
+  let stackGeneration = 0;
+  let clock = CLOCK_START;
+  let faults: FaultOptions = {};
+  let random = mulberry32(1);
+  const routeFaultUses = new Map<string, number>();
+  /** Pending latency waits, released at close so no connection task hangs. */
+  const sleepers = new Map<ReturnType<typeof setTimeout>, () => void>();
+  let closed = false;
+
+  const tick = () => clock++;
+
+  function storeOf(userId: string): StackStore {
+    let store = stores.get(userId);
+    if (store === undefined) {
+      store = new StackStore();
+      stores.set(userId, store);
+    }
+    return store;
+  }
+
+  function requireUser(userId: string, action: string): UserRec {
+    const user = users.get(userId);
+    if (user === undefined) {
+      throw new TypeError(`Cannot ${action} for an unknown user: current value is ${userId}`);
+    }
+    return user;
+  }
+
+  // ---- setup (direct calls, never faulted) ----
+
+  function addUser(input: TestUserInput): TestUser {
+    const id = input.id ?? crypto.randomUUID();
+    const email = input.email ?? `${input.name.toLowerCase().replaceAll(/\s+/g, "")}@example.test`;
+    if (users.has(id)) {
+      throw new TypeError(`Cannot add user as the id is taken: current value is ${id}`);
+    }
+    if (usersByEmail.has(email)) {
+      throw new TypeError(`Cannot add user as the email is taken: current value is ${email}`);
+    }
+    const colors = ["orange", "yellow", "green", "blue", "purple", "pink", "red", "gray"];
+    const user: UserRec = {
+      id,
+      name: input.name,
+      email,
+      isAdmin: input.isAdmin ?? false,
+      avatarColor: colors[users.size % colors.length],
+      createdAt: tick(),
+    };
+    users.set(id, user);
+    usersByEmail.set(email, user);
+    return { id, name: user.name, email };
+  }
+
+  function addKey(userId: string, keyOptions: TestKeyOptions = {}): string {
+    requireUser(userId, "add a key");
+    const secret = keyOptions.secret ??
+      btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))
+        .replaceAll(/[^A-Za-z0-9]/g, "");
+    if (keys.has(secret)) throw new TypeError("Cannot add key as the secret is taken");
+    keys.set(secret, {
+      id: crypto.randomUUID(),
+      userId,
+      name: keyOptions.name ?? "cli-all",
+      permissions: [...(keyOptions.permissions ?? [PERMISSION_ALL])],
+      createdAt: tick(),
+    });
+    return secret;
+  }
+
+  function makeAsset(owner: UserRec, input: TestAssetInput): AssetRec {
+    const id = input.id ?? crypto.randomUUID();
+    if (assets.has(id)) {
+      throw new TypeError(`Cannot add asset as the id is taken: current value is ${id}`);
+    }
+    const ext = extensionOf(input.originalFileName);
+    const isRaw = RAW_EXTENSIONS.has(ext);
+    const mime = input.originalMimeType ?? MIME_BY_EXTENSION[ext] ?? "application/octet-stream";
+    const type = input.type ?? (mime.startsWith("video/") ? "VIDEO" : "IMAGE");
+    const created = parseTime(
+      input.fileCreatedAt ?? input.localDateTime ?? DEFAULT_TIME,
+      "fileCreatedAt",
+    );
+    const local = input.localDateTime === undefined
+      ? created
+      : parseTime(input.localDateTime, "localDateTime");
+    const modified = input.fileModifiedAt === undefined
+      ? created
+      : parseTime(input.fileModifiedAt, "fileModifiedAt");
+    const taken = input.dateTimeOriginal === undefined
+      ? local
+      : input.dateTimeOriginal === null
+      ? null
+      : parseTime(input.dateTimeOriginal, "dateTimeOriginal");
+    const now = tick();
+    return {
+      id,
+      ownerId: owner.id,
+      originalFileName: input.originalFileName,
+      originalPath: input.originalPath ??
+        `/data/upload/${owner.id}/${id.slice(0, 2)}/${id.slice(2, 4)}/${id}${
+          ext === "" ? "" : `.${ext}`
+        }`,
+      originalMimeType: mime,
+      type,
+      fileCreatedAt: created,
+      fileModifiedAt: modified,
+      localDateTime: local,
+      createdAt: now,
+      updatedAt: now,
+      isFavorite: input.isFavorite ?? false,
+      visibility: input.visibility ?? "timeline",
+      isTrashed: input.isTrashed ?? false,
+      livePhotoVideoId: input.livePhotoVideoId ?? null,
+      checksum: input.checksum ?? fakeChecksum(id),
+      thumbhash: "lBgKHYaYmIdvZ3h8iad4h9z3h0tf",
+      width: input.width ?? 96,
+      height: input.height ?? 64,
+      duration: input.duration !== undefined
+        ? input.duration
+        : type === "VIDEO"
+        ? "0:00:03.00000"
+        : null,
+      fileSizeInByte: input.fileSizeInByte ?? (isRaw ? 37296 : 2200),
+      dateTimeOriginal: taken,
+      make: input.make !== undefined ? input.make : "Canon",
+      model: input.model !== undefined ? input.model : "EOS R5",
+      orientation: input.orientation !== undefined ? input.orientation : isRaw ? "1" : null,
+      timeZone: input.timeZone !== undefined ? input.timeZone : isRaw ? null : "UTC",
+    };
+  }
+
+  function toTestAsset(asset: AssetRec): TestAsset {
+    return {
+      id: asset.id,
+      ownerId: asset.ownerId,
+      originalFileName: asset.originalFileName,
+      originalPath: asset.originalPath,
+      localDateTime: isoTime(asset.localDateTime),
+      fileCreatedAt: isoTime(asset.fileCreatedAt),
+      type: asset.type,
+      visibility: asset.visibility,
+      isTrashed: asset.isTrashed,
+      checksum: asset.checksum,
+    };
+  }
+
+  function addAssets(userId: string, inputs: readonly TestAssetInput[]): TestAsset[] {
+    const owner = requireUser(userId, "add assets");
+    const made = inputs.map((input) => makeAsset(owner, input));
+    const seen = new Set<string>();
+    for (const asset of made) {
+      if (seen.has(asset.id)) {
+        throw new TypeError(
+          `Cannot add asset as the id is given twice: current value is ${asset.id}`,
+        );
+      }
+      seen.add(asset.id);
+    }
+    let list = assetsByOwner.get(userId);
+    if (list === undefined) {
+      list = [];
+      assetsByOwner.set(userId, list);
+    }
+    for (const asset of made) {
+      assets.set(asset.id, asset);
+      list.push(asset);
+    }
+    assetGeneration++;
+    return made.map(toTestAsset);
+  }
+
+  function ownedAsset(userId: string, assetId: string): AssetRec | undefined {
+    const asset = assets.get(assetId);
+    return asset?.ownerId === userId ? asset : undefined;
+  }
+
+  function addStack(userId: string, assetIds: readonly string[]): TestStack {
+    requireUser(userId, "add a stack");
+    if (assetIds.length < 2) {
+      throw new TypeError(
+        `Cannot add stack with fewer than 2 asset ids: current value is ${assetIds.length}`,
+      );
+    }
+    for (const assetId of assetIds) {
+      if (ownedAsset(userId, assetId) === undefined) {
+        throw new TypeError(
+          `Cannot add stack with an asset the user does not own: current value is ${assetId}`,
+        );
+      }
+    }
+    stackGeneration++;
+    return storeOf(userId).create(assetIds);
+  }
+
+  function addAlbum(userId: string, name: string, assetIds: readonly string[]): TestAlbum {
+    requireUser(userId, "add an album");
+    for (const assetId of assetIds) {
+      if (!assets.has(assetId)) {
+        throw new TypeError(`Cannot add album with an unknown asset: current value is ${assetId}`);
+      }
+    }
+    const album: AlbumRec = {
+      id: crypto.randomUUID(),
+      ownerId: userId,
+      albumName: name,
+      assetIds: new Set(assetIds),
+      createdAt: tick(),
+    };
+    albums.set(album.id, album);
+    assetGeneration++;
+    return { id: album.id, albumName: name };
+  }
+
+  function addPartner(sharedByUserId: string, sharedWithUserId: string): void {
+    requireUser(sharedByUserId, "add a partner");
+    requireUser(sharedWithUserId, "add a partner");
+    let set = partnersOf.get(sharedWithUserId);
+    if (set === undefined) {
+      set = new Set();
+      partnersOf.set(sharedWithUserId, set);
+    }
+    set.add(sharedByUserId);
+    assetGeneration++;
+  }
+
+  function updateAsset(
+    assetId: string,
+    changes: { readonly isTrashed?: boolean; readonly visibility?: TestVisibility },
+  ): void {
+    const asset = assets.get(assetId);
+    if (asset === undefined) {
+      throw new TypeError(`Cannot update an unknown asset: current value is ${assetId}`);
+    }
+    if (changes.isTrashed !== undefined) asset.isTrashed = changes.isTrashed;
+    if (changes.visibility !== undefined) asset.visibility = changes.visibility;
+    assetGeneration++;
+  }
+
+  // ---- JSON views (key order as recorded) ----
+
+  function exifJson(asset: AssetRec) {
+    const taken = asset.dateTimeOriginal === null ? null : pgTime(asset.dateTimeOriginal);
+    return {
+      make: asset.make,
+      model: asset.model,
+      exifImageWidth: asset.width,
+      exifImageHeight: asset.height,
+      fileSizeInByte: asset.fileSizeInByte,
+      orientation: asset.orientation,
+      dateTimeOriginal: taken,
+      modifyDate: taken,
+      timeZone: asset.timeZone,
+      lensModel: null,
+      fNumber: null,
+      focalLength: null,
+      iso: null,
+      exposureTime: null,
+      latitude: null,
+      longitude: null,
+      city: null,
+      state: null,
+      country: null,
+      description: "",
+      projectionType: null,
+      rating: null,
+    };
+  }
+
+  function ownerJson(user: UserRec) {
+    return {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      profileImagePath: "",
+      avatarColor: user.avatarColor,
+      profileChangedAt: pgTime(user.createdAt),
+    };
+  }
+
+  interface AssetView {
+    readonly time: (ms: number) => string;
+    readonly exif: boolean;
+    readonly tags: boolean;
+    /** Present on `GET /assets/{id}` only. */
+    readonly detail?: {
+      readonly stack: { id: string; primaryAssetId: string; assetCount: number } | null;
+    };
+  }
+
+  function assetJson(asset: AssetRec, view: AssetView): Record<string, unknown> {
+    const out: Record<string, unknown> = {
+      id: asset.id,
+      createdAt: view.time(asset.createdAt),
+      ownerId: asset.ownerId,
+    };
+    if (view.detail !== undefined) out.owner = ownerJson(users.get(asset.ownerId)!);
+    Object.assign(out, {
+      libraryId: null,
+      type: asset.type,
+      originalPath: asset.originalPath,
+      originalFileName: asset.originalFileName,
+      originalMimeType: asset.originalMimeType,
+      thumbhash: asset.thumbhash,
+      fileCreatedAt: view.time(asset.fileCreatedAt),
+      fileModifiedAt: view.time(asset.fileModifiedAt),
+      localDateTime: view.time(asset.localDateTime),
+      updatedAt: view.time(asset.updatedAt),
+      isFavorite: asset.isFavorite,
+      isArchived: asset.visibility === "archive",
+      isTrashed: asset.isTrashed,
+      visibility: asset.visibility,
+      duration: asset.duration,
+    });
+    if (view.exif) out.exifInfo = exifJson(asset);
+    out.livePhotoVideoId = asset.livePhotoVideoId;
+    if (view.tags) out.tags = [];
+    out.people = [];
+    out.checksum = asset.checksum;
+    if (view.detail !== undefined) out.stack = view.detail.stack;
+    Object.assign(out, {
+      isOffline: false,
+      hasMetadata: true,
+      duplicateId: null,
+      resized: true,
+      width: asset.width,
+      height: asset.height,
+      isEdited: false,
+    });
+    return out;
+  }
+
+  /** `GET /stacks` leaves out trashed and hidden members. */
+  function listedMember(asset: AssetRec | undefined): asset is AssetRec {
+    return asset !== undefined && !asset.isTrashed && asset.visibility !== "hidden";
+  }
+
+  function stackJson(stack: StackRecord, tags: boolean) {
+    const members = stack.assetIds.map((id) => assets.get(id)).filter(listedMember);
+    return {
+      id: stack.id,
+      primaryAssetId: stack.primaryAssetId,
+      assets: members.map((asset) => assetJson(asset, { time: pgTime, exif: true, tags })),
+    };
+  }
+
+  // ---- search ----
+
+  function toFilter(body: z.infer<ReturnType<typeof searchBody>>): SearchFilter {
+    const base = {
+      order: body.order ?? "desc",
+      id: body.id,
+      type: body.type,
+      originalFileName: body.originalFileName?.toLowerCase(),
+      takenAfter: body.takenAfter === undefined ? undefined : Date.parse(body.takenAfter),
+      takenBefore: body.takenBefore === undefined ? undefined : Date.parse(body.takenBefore),
+      albumIds: body.albumIds,
+      withDeleted: body.withDeleted ?? false,
+      withStacked: body.withStacked,
+      isFavorite: body.isFavorite,
+    };
+    // Each generation knows only its own fields; the others are stripped like unknown keys.
+    if (version.mode === "legacy") {
+      return { ...base, isArchived: body.isArchived, isVisible: body.isVisible };
+    }
+    return { ...base, visibility: body.visibility };
+  }
+
+  function visible(asset: AssetRec, filter: SearchFilter): boolean {
+    switch (version.mode) {
+      case "legacy": {
+        const isVisible = asset.visibility !== "hidden" && asset.visibility !== "locked";
+        return (filter.isArchived === undefined ||
+          filter.isArchived === (asset.visibility === "archive")) &&
+          (filter.isVisible === undefined || filter.isVisible === isVisible);
+      }
+      case "visibility":
+        return asset.visibility === (filter.visibility ?? "timeline");
+      case "v3":
+        return filter.visibility === undefined
+          ? asset.visibility !== "locked"
+          : asset.visibility === filter.visibility;
+    }
+  }
+
+  function searchAssets(userId: string, filter: SearchFilter): readonly AssetRec[] {
+    const cacheKey = `${userId}\u0000${JSON.stringify(filter)}`;
+    const stackGen = filter.withStacked === false ? stackGeneration : 0;
+    const cached = searchCache.get(cacheKey);
+    if (cached?.assetGeneration === assetGeneration && cached.stackGeneration === stackGen) {
+      return cached.assets;
+    }
+    const owners = [userId, ...(partnersOf.get(userId) ?? [])];
+    const albumSets = filter.albumIds?.map((id) => albums.get(id)!.assetIds);
+    const found: AssetRec[] = [];
+    for (const owner of owners) {
+      const store = storeOf(owner);
+      for (const asset of assetsByOwner.get(owner) ?? []) {
+        if (!filter.withDeleted && asset.isTrashed) continue;
+        if (!visible(asset, filter)) continue;
+        if (filter.id !== undefined && asset.id !== filter.id) continue;
+        if (filter.type !== undefined && asset.type !== filter.type) continue;
+        if (filter.isFavorite !== undefined && asset.isFavorite !== filter.isFavorite) continue;
+        if (filter.takenAfter !== undefined && asset.fileCreatedAt < filter.takenAfter) continue;
+        if (filter.takenBefore !== undefined && asset.fileCreatedAt > filter.takenBefore) continue;
+        if (
+          filter.originalFileName !== undefined &&
+          !asset.originalFileName.toLowerCase().includes(filter.originalFileName)
+        ) continue;
+        // Immich's inAlbums() wants the asset in every listed album.
+        if (albumSets !== undefined && !albumSets.every((set) => set.has(asset.id))) continue;
+        if (filter.withStacked === false && store.stackOf(asset.id) !== undefined) continue;
+        found.push(asset);
+      }
+    }
+    const sign = filter.order === "asc" ? 1 : -1;
+    found.sort((a, b) =>
+      sign * (a.fileCreatedAt - b.fileCreatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    );
+    if (searchCache.size >= MAX_CACHED_SEARCHES) searchCache.clear();
+    searchCache.set(cacheKey, { assetGeneration, stackGeneration: stackGen, assets: found });
+    return found;
+  }
+
+  // ---- routes ----
+
+  const requireStackAccess = (ctx: Ctx, permission: string): StackRecord => {
+    const stack = storeOf(ctx.user.id).get(ctx.params.id);
+    if (stack === undefined) throw new ApiError(400, `Not found or no ${permission} access`);
+    return stack;
+  };
+
+  const runStore = <T>(work: () => T): T => {
+    try {
+      return work();
+    } catch (error) {
+      if (error instanceof StackStoreError) throw new ApiError(400, error.message);
+      throw error;
+    }
+  };
+
+  const updateStack = (ctx: Ctx): Answer => {
+    const { id } = validate(idParams, ctx.params);
+    const body = validate(updateStackBody, ctx.body);
+    const stack = requireStackAccess({ ...ctx, params: { id } }, "stack.update");
+    if (body.primaryAssetId === undefined) return { status: 200, body: stackJson(stack, true) };
+    const updated = runStore(() =>
+      storeOf(ctx.user.id).updatePrimary(stack.id, body.primaryAssetId!)
+    );
+    stackGeneration++;
+    return { status: 200, body: stackJson(updated, true) };
+  };
+
+  const userJson = (user: UserRec) => ({
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    profileImagePath: "",
+    avatarColor: user.avatarColor,
+    profileChangedAt: isoTime(user.createdAt),
+    storageLabel: user.isAdmin ? "admin" : null,
+    shouldChangePassword: true,
+    isAdmin: user.isAdmin,
+    createdAt: isoTime(user.createdAt),
+    deletedAt: null,
+    updatedAt: isoTime(user.createdAt),
+    oauthId: "",
+    quotaSizeInBytes: null,
+    quotaUsageInBytes: 0,
+    status: "active",
+    license: null,
+  });
+
+  const routes: Route[] = [
+    {
+      method: "GET",
+      segments: ["server", "version"],
+      permission: undefined,
+      handle: () => ({
+        status: 200,
+        body: version.legacyErrors
+          ? { major: version.major, minor: version.minor, patch: version.patch }
+          : { major: version.major, minor: version.minor, patch: version.patch, prerelease: null },
+      }),
+    },
+    {
+      method: "GET",
+      segments: ["server", "ping"],
+      permission: undefined,
+      handle: () => ({ status: 200, body: { res: "pong" } }),
+    },
+    {
+      method: "GET",
+      segments: ["users", "me"],
+      permission: "user.read",
+      handle: (ctx) => ({ status: 200, body: userJson(ctx.user) }),
+    },
+    {
+      method: "GET",
+      segments: ["api-keys", "me"],
+      permission: null,
+      handle: (ctx) => {
+        // Before v2 there was no /api-keys/me: the path fell through to /api-keys/{id}.
+        if (version.major < 2) validate(idParams, { id: "me" });
+        return {
+          status: 200,
+          body: {
+            id: ctx.key.id,
+            name: ctx.key.name,
+            createdAt: isoTime(ctx.key.createdAt),
+            updatedAt: isoTime(ctx.key.createdAt),
+            permissions: ctx.key.permissions,
+          },
+        };
+      },
+    },
+    {
+      method: "GET",
+      segments: ["stacks"],
+      permission: "stack.read",
+      handle: (ctx) => {
+        const query = validate(stackListQuery, ctx.query);
+        const all = storeOf(ctx.user.id).list();
+        const stacks = query.primaryAssetId === undefined
+          ? all
+          : all.filter((stack) => stack.primaryAssetId === query.primaryAssetId);
+        return { status: 200, body: undefined, stream: streamStacks(stacks) };
+      },
+    },
+    {
+      method: "POST",
+      segments: ["stacks"],
+      permission: "stack.create",
+      handle: (ctx) => {
+        const body = validate(createStackBody, ctx.body);
+        if (body.assetIds.some((id) => ownedAsset(ctx.user.id, id) === undefined)) {
+          throw new ApiError(400, "Not found or no asset.update access");
+        }
+        const stack = runStore(() => storeOf(ctx.user.id).create(body.assetIds));
+        stackGeneration++;
+        return { status: 201, body: stackJson(stack, false) };
+      },
+    },
+    {
+      method: "DELETE",
+      segments: ["stacks"],
+      permission: "stack.delete",
+      handle: (ctx) => {
+        const body = validate(deleteStacksBody, ctx.body);
+        // Recorded bug (059): an empty list makes invalid SQL on the server.
+        if (body.ids.length === 0) throw new ApiError(500, "Failed to delete stacks");
+        const store = storeOf(ctx.user.id);
+        if (body.ids.some((id) => store.get(id) === undefined)) {
+          throw new ApiError(400, "Not found or no stack.delete access");
+        }
+        for (const id of new Set(body.ids)) store.delete(id);
+        stackGeneration++;
+        return { status: 204, body: undefined };
+      },
+    },
+    {
+      method: "GET",
+      segments: ["stacks", ":id"],
+      permission: "stack.read",
+      handle: (ctx) => {
+        const { id } = validate(idParams, ctx.params);
+        return {
+          status: 200,
+          body: stackJson(requireStackAccess({ ...ctx, params: { id } }, "stack.read"), true),
+        };
+      },
+    },
+    { method: "PUT", segments: ["stacks", ":id"], permission: "stack.update", handle: updateStack },
+    {
+      method: "PATCH",
+      segments: ["stacks", ":id"],
+      permission: "stack.update",
+      handle: updateStack,
+    },
+    {
+      method: "DELETE",
+      segments: ["stacks", ":id"],
+      permission: "stack.delete",
+      handle: (ctx) => {
+        const { id } = validate(idParams, ctx.params);
+        runStore(() => storeOf(ctx.user.id).delete(id));
+        stackGeneration++;
+        return { status: 204, body: undefined };
+      },
+    },
+    {
+      method: "DELETE",
+      segments: ["stacks", ":id", "assets", ":assetId"],
+      permission: "stack.update",
+      handle: (ctx) => {
+        const { id, assetId } = validate(stackAssetParams, ctx.params);
+        runStore(() => storeOf(ctx.user.id).removeAsset(id, assetId));
+        stackGeneration++;
+        return { status: 204, body: undefined };
+      },
+    },
+    {
+      method: "POST",
+      segments: ["search", "metadata"],
+      permission: "asset.read",
+      handle: (ctx) => {
+        const body = validate(searchBody(version.legacyErrors), ctx.body);
+        for (const albumId of body.albumIds ?? []) {
+          if (!albumReadable(ctx.user.id, albumId)) {
+            throw new ApiError(400, "Not found or no album.read access");
+          }
+        }
+        const page = body.page ?? 1;
+        const size = body.size ?? 250;
+        const found = searchAssets(ctx.user.id, toFilter(body));
+        const start = (page - 1) * size;
+        const items = found.slice(start, start + size);
+        const view: AssetView = { time: isoTime, exif: body.withExif ?? false, tags: false };
+        return {
+          status: 200,
+          body: {
+            albums: { total: 0, count: 0, items: [], facets: [] },
+            assets: {
+              total: items.length,
+              count: items.length,
+              items: items.map((asset) => assetJson(asset, view)),
+              facets: [],
+              nextPage: start + size < found.length ? String(page + 1) : null,
+            },
+          },
+        };
+      },
+    },
+    {
+      method: "GET",
+      segments: ["albums"],
+      permission: "album.read",
+      handle: (ctx) => ({
+        status: 200,
+        body: [...albums.values()].filter((album) => album.ownerId === ctx.user.id).map(albumJson),
+      }),
+    },
+    {
+      method: "GET",
+      segments: ["assets", ":id"],
+      permission: "asset.read",
+      handle: (ctx) => {
+        const { id } = validate(idParams, ctx.params);
+        const asset = assets.get(id);
+        if (asset === undefined || !readableOwner(ctx.user.id, asset.ownerId)) {
+          throw new ApiError(400, "Not found or no asset.read access");
+        }
+        const stack = storeOf(asset.ownerId).stackOf(asset.id);
+        // Recorded (027): a 1-asset stack shows as no stack on its primary.
+        const stackView = stack === undefined || stack.assetIds.length < 2 ? null : {
+          id: stack.id,
+          primaryAssetId: stack.primaryAssetId,
+          assetCount: stack.assetIds.length,
+        };
+        return {
+          status: 200,
+          body: assetJson(asset, {
+            time: isoTime,
+            exif: true,
+            tags: true,
+            detail: { stack: stackView },
+          }),
+        };
+      },
+    },
+  ];
+
+  function readableOwner(userId: string, ownerId: string): boolean {
+    return userId === ownerId || (partnersOf.get(userId)?.has(ownerId) ?? false);
+  }
+
+  function albumReadable(userId: string, albumId: string): boolean {
+    return albums.get(albumId)?.ownerId === userId;
+  }
+
+  function albumJson(album: AlbumRec) {
+    const members = [...album.assetIds].map((id) => assets.get(id)!).filter((a) => !a.isTrashed);
+    const times = members.map((a) => a.fileCreatedAt);
+    return {
+      albumName: album.albumName,
+      description: "",
+      albumThumbnailAssetId: members[0]?.id ?? null,
+      createdAt: isoTime(album.createdAt),
+      updatedAt: isoTime(album.createdAt),
+      id: album.id,
+      ownerId: album.ownerId,
+      owner: ownerJson(users.get(album.ownerId)!),
+      albumUsers: [],
+      shared: false,
+      hasSharedLink: false,
+      startDate: times.length === 0 ? null : isoTime(Math.min(...times)),
+      endDate: times.length === 0 ? null : isoTime(Math.max(...times)),
+      assets: [],
+      assetCount: members.length,
+      isActivityEnabled: true,
+      order: "desc",
+      lastModifiedAssetTimestamp: times.length === 0 ? null : isoTime(Math.max(...times)),
+    };
+  }
+
+  async function* streamStacks(stacks: readonly StackRecord[]): AsyncIterable<string> {
+    yield "[";
+    for (let i = 0; i < stacks.length; i += STACK_CHUNK) {
+      const part = stacks.slice(i, i + STACK_CHUNK).map((stack) =>
+        JSON.stringify(stackJson(stack, false))
+      );
+      yield (i === 0 ? "" : ",") + part.join(",");
+    }
+    yield "]";
+  }
+
+  // ---- HTTP ----
+
+  function matchRoute(method: string, segments: readonly string[]) {
+    let pathMatched = false;
+    for (const route of routes) {
+      if (route.segments.length !== segments.length) continue;
+      const params: Record<string, string> = {};
+      const ok = route.segments.every((part, i) => {
+        if (part.startsWith(":")) {
+          params[part.slice(1)] = decodeURIComponent(segments[i]);
+          return true;
+        }
+        return part === segments[i];
+      });
+      if (!ok) continue;
+      pathMatched = true;
+      if (route.method === method) return { route, params };
+    }
+    return pathMatched ? "method" as const : undefined;
+  }
+
+  function errorBody(
+    status: number,
+    message: string,
+    id: string,
+    errors?: readonly z.core.$ZodIssue[],
+  ) {
+    if (!version.legacyErrors) return errors === undefined ? { message } : { message, errors };
+    const reasons: Record<number, string> = {
+      400: "Bad Request",
+      401: "Unauthorized",
+      403: "Forbidden",
+      404: "Not Found",
+      429: "Too Many Requests",
+      500: "Internal Server Error",
+      502: "Bad Gateway",
+      503: "Service Unavailable",
+    };
+    return {
+      message: errors === undefined ? message : errors.map(legacyMessage),
+      error: reasons[status] ?? "Error",
+      statusCode: status,
+      correlationId: id,
+    };
+  }
+
+  function jsonResponse(
+    status: number,
+    body: unknown,
+    id: string,
+    extra: [string, string][] = [],
+  ): RawResponse {
+    const headers: [string, string][] = [
+      ["x-powered-by", "Express"],
+      ["x-correlation-id", id],
+      ...extra,
+    ];
+    if (status === 204 || body === undefined) return { status, headers, body: null };
+    return {
+      status,
+      headers: [...headers, ["content-type", JSON_TYPE]],
+      body: JSON.stringify(body),
+    };
+  }
+
+  function sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        sleepers.delete(timer);
+        resolve();
+      }, ms);
+      sleepers.set(timer, resolve);
+    });
+  }
+
+  function routeFaultFor(
+    method: string,
+    path: string,
+    template: string | undefined,
+  ): RouteFault | undefined {
+    const table = faults.routes;
+    if (table === undefined) return undefined;
+    for (
+      const key of [
+        `${method} ${path}`,
+        template === undefined ? undefined : `${method} ${template}`,
+      ]
+    ) {
+      if (key === undefined) continue;
+      const fault = table[key];
+      if (fault === undefined) continue;
+      const used = routeFaultUses.get(key) ?? 0;
+      if (fault.times !== undefined && used >= fault.times) continue;
+      routeFaultUses.set(key, used + 1);
+      return fault;
+    }
+    return undefined;
+  }
+
+  function draw(rate: number | undefined): boolean {
+    return rate !== undefined && rate > 0 && random() < rate;
+  }
+
+  function defaultMessage(status: number): string {
+    if (status === 429) return "Too Many Requests";
+    if (status >= 500) return "Internal server error";
+    return "Bad Request";
+  }
+
+  async function handle(request: RawRequest): Promise<RawResponse | "drop"> {
+    const id = correlationId();
+    const url = new URL(request.target, "http://127.0.0.1");
+    const query = Object.fromEntries(url.searchParams);
+    const isApi = url.pathname === "/api" || url.pathname.startsWith("/api/");
+    const path = isApi ? url.pathname.slice(4) || "/" : url.pathname;
+    const text = new TextDecoder().decode(request.body);
+    let body: unknown = undefined;
+    let badJson = false;
+    if (text.trim() !== "") {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        badJson = true;
+      }
+    }
+    let userId: string | undefined;
+    const record = (status: number) => {
+      requests.push({
+        method: request.method,
+        path,
+        query,
+        body,
+        status,
+        ...(userId === undefined ? {} : { userId }),
+      });
+    };
+
+    if (faults.latencyMs !== undefined && faults.latencyMs > 0) await sleep(faults.latencyMs);
+    if (closed) return "drop";
+
+    const segments = path.split("/").filter((part) => part !== "");
+    const matched = isApi ? matchRoute(request.method, segments) : undefined;
+    const template = matched !== undefined && matched !== "method"
+      ? "/" +
+        matched.route.segments.map((part) => (part.startsWith(":") ? `{${part.slice(1)}}` : part))
+          .join("/")
+      : undefined;
+
+    const forced = routeFaultFor(request.method, path, template);
+    if (forced !== undefined) {
+      record(forced.status);
+      const extra: [string, string][] =
+        forced.status === 429 && faults.retryAfterSeconds !== undefined
+          ? [["retry-after", String(faults.retryAfterSeconds)]]
+          : [];
+      return jsonResponse(
+        forced.status,
+        errorBody(forced.status, forced.message ?? defaultMessage(forced.status), id),
+        id,
+        extra,
+      );
+    }
+    if (draw(faults.dropRate)) {
+      record(0);
+      return "drop";
+    }
+    if (draw(faults.rate429)) {
+      record(429);
+      const extra: [string, string][] = faults.retryAfterSeconds === undefined
+        ? []
+        : [["retry-after", String(faults.retryAfterSeconds)]];
+      return jsonResponse(429, errorBody(429, "Too Many Requests", id), id, extra);
+    }
+    if (draw(faults.error5xxRate)) {
+      record(500);
+      return jsonResponse(500, errorBody(500, "Internal server error", id), id);
+    }
+
+    if (!isApi) {
+      record(200);
+      return {
+        status: 200,
+        headers: [["x-powered-by", "Express"], ["content-type", "text/html; charset=utf-8"]],
+        body:
+          '<!doctype html><html><head><title>Immich</title></head><body><div id="app"></div></body></html>',
+      };
+    }
+
+    let answer: Answer;
+    try {
+      if (matched === undefined || matched === "method") {
+        throw new ApiError(404, `Cannot ${request.method} /api${path}`);
+      }
+      const { route, params } = matched;
+      let user: UserRec | undefined;
+      let key: KeyRec | undefined;
+      if (route.permission !== undefined) {
+        const secret = request.headers.get("x-api-key");
+        if (secret !== undefined) {
+          key = keys.get(secret);
+          if (key === undefined) throw new ApiError(401, "Invalid API key");
+          user = users.get(key.userId)!;
+          userId = user.id;
+        } else if (request.headers.get("authorization")?.toLowerCase().startsWith("bearer ")) {
+          throw new ApiError(401, "Invalid user token");
+        } else {
+          throw new ApiError(401, "Authentication required");
+        }
+        const permission = route.permission;
+        if (
+          permission !== null && !key.permissions.includes(PERMISSION_ALL) &&
+          !key.permissions.includes(permission)
+        ) {
+          throw new ApiError(403, `Missing required permission: ${permission}`);
+        }
+      }
+      if (badJson) throw new ApiError(400, "Invalid JSON body");
+      answer = route.handle({ user: user!, key: key!, params, query, body });
+    } catch (error) {
+      // A bug in this server must surface as a 500 the test sees, not as a dropped connection.
+      const apiError = error instanceof ApiError
+        ? error
+        : new ApiError(500, `Internal server error: ${error}`);
+      record(apiError.status);
+      return jsonResponse(
+        apiError.status,
+        errorBody(apiError.status, apiError.message, id, apiError.errors),
+        id,
+      );
+    }
+    if (draw(faults.error5xxAfterWorkRate)) {
+      record(500);
+      return jsonResponse(500, errorBody(500, "Internal server error", id), id);
+    }
+    record(answer.status);
+    if (answer.stream !== undefined) {
+      return {
+        status: answer.status,
+        headers: [["x-powered-by", "Express"], ["x-correlation-id", id], [
+          "content-type",
+          JSON_TYPE,
+        ]],
+        body: answer.stream,
+      };
+    }
+    return jsonResponse(answer.status, answer.body, id);
+  }
+
+  const raw: RawServer = listenHttp(options.port ?? 0, handle);
+  const origin = `http://127.0.0.1:${raw.port}`;
+
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    for (const [timer, release] of sleepers) {
+      clearTimeout(timer);
+      release();
+    }
+    sleepers.clear();
+    await raw.close();
+  };
+
+  const server: ImmichServer = {
+    url: `${origin}/api`,
+    origin,
+    version: versionText,
+    addUser,
+    addKey,
+    addAsset: (userId, input) => addAssets(userId, [input])[0],
+    addAssets,
+    updateAsset,
+    addStack,
+    addAlbum,
+    addPartner,
+    stacks: (userId) => {
+      requireUser(userId, "list stacks");
+      return storeOf(userId).list();
+    },
+    get requests() {
+      return requests;
+    },
+    clearRequests: () => {
+      requests.length = 0;
+    },
+    setFaults: (next) => {
+      faults = next;
+      random = mulberry32(next.seed ?? 1);
+      routeFaultUses.clear();
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+  return Promise.resolve(server);
+}
+
+/** What {@linkcode seedFixtureLibrary} made: per user, the user, an `all` key and asset ids. */
+export interface FixtureLibrary {
+  readonly admin: FixtureUser & {
+    /** An admin key with only `["asset.read"]`, like `<ASSET_READ_ONLY_API_KEY>`. */
+    readonly readOnlyKey: string;
+  };
+  readonly user2: FixtureUser;
+}
+
+/** One fixture user with its key and its 30 assets by file name. */
+export interface FixtureUser {
+  readonly user: TestUser;
+  readonly key: string;
+  readonly assetIds: Readonly<Record<string, string>>;
+}
+
+/**
+ * Adds the library of the recorded fixtures: `admin@example.test` (admin) and
+ * `user2@example.test`, each with an `all` key and the same 30 images (RAW+JPEG pairs, edits,
+ * two bursts, singles, a screenshot without EXIF date), with the ids and times the live server
+ * gave them, so recorded requests replay as they are.
+ *
+ * @param server A server without these users yet.
+ * @returns The users, their keys, and asset ids by file name.
+ * @throws {TypeError} When the fixture users already exist on `server`.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { seedFixtureLibrary, startImmichServer } from "./immich_server.ts";
+ *
+ * await using server = await startImmichServer();
+ * const library = seedFixtureLibrary(server);
+ * assert.equal(library.admin.assetIds["IMG_0001.jpg"], "c328d6e8-5867-45d6-af44-8141dfbc39a6");
+ * assert.equal(Object.keys(library.user2.assetIds).length, 30);
+ * ```
+ */
+export function seedFixtureLibrary(server: ImmichServer): FixtureLibrary {
+  const seedUser = (who: "admin" | "user2", name: string, isAdmin: boolean): FixtureUser => {
+    const user = server.addUser({
+      id: FIXTURE_USER_IDS[who],
+      name,
+      email: `${who}@example.test`,
+      isAdmin,
+    });
+    const key = server.addKey(user.id);
+    const column = who === "admin" ? 2 : 3;
+    const added = server.addAssets(
+      user.id,
+      FIXTURE_FILES.map((row) => {
+        const taken = row[1];
+        return taken === null
+          ? {
+            id: row[column] as string,
+            originalFileName: row[0],
+            fileCreatedAt: FIXTURE_SCREENSHOT_TIMES[who],
+            make: null,
+            model: null,
+          }
+          : { id: row[column] as string, originalFileName: row[0], fileCreatedAt: taken };
+      }),
+    );
+    return {
+      user,
+      key,
+      assetIds: Object.fromEntries(added.map((asset) => [asset.originalFileName, asset.id])),
+    };
+  };
+  const admin = seedUser("admin", "Admin", true);
+  const user2 = seedUser("user2", "User Two", false);
+  const readOnlyKey = server.addKey(admin.user.id, {
+    permissions: ["asset.read"],
+    name: "cli-asset-read-only",
+  });
+  return { admin: { ...admin, readOnlyKey }, user2 };
+}
