@@ -1,0 +1,387 @@
+/**
+ * Compares the existing stacks with the computed groups and decides what to change, as a
+ * {@linkcode Plan} value. Pure: no I/O, no clock, no logger.
+ *
+ * The rules are DESIGN.md section 4. They are shaped by Immich's merge rule: `POST /stacks`
+ * folds in the whole stack of any listed primary and moves listed children out of their
+ * stacks. So a create may only list assets whose stacks are already gone, or the assets of
+ * one stack that lies wholly inside the group (a grow), and every deletion runs first.
+ *
+ * @module
+ */
+
+import type {
+  Action,
+  ActionContext,
+  Asset,
+  AssetLabel,
+  ConflictReason,
+  CreateAction,
+  DeleteAction,
+  DeleteReason,
+  InSyncStack,
+  NeedsReplace,
+  Plan,
+  RemovedAsset,
+  ReplaceAction,
+  Stack,
+} from "../model.ts";
+
+/**
+ * The part of a `Group` (src/model.ts) that planning reads: a promoted group, parent first.
+ * Every `Group` is one.
+ */
+export interface PlanGroup {
+  readonly key: string;
+  readonly assets: readonly Pick<Asset, "id" | "originalFileName">[];
+}
+
+/** Settings that change what {@linkcode planStacks} may do. */
+export interface PlanOptions {
+  /**
+   * REPLACE_STACKS: replace conflicting stacks (delete, then create). When false a conflict
+   * is left alone and reported in `needsReplace`, and no asset ever leaves a stack.
+   */
+  readonly replaceStacks: boolean;
+  /** REMOVE_SINGLE_ASSET_STACKS: delete every stack that holds exactly one asset. */
+  readonly removeSingleAssetStacks: boolean;
+  /** RESET_STACKS: delete every stack, then create every group. Wins over the other two. */
+  readonly resetStacks: boolean;
+  /**
+   * File names of assets by id, for display only. Names of group members come from the
+   * groups; this adds members of stacks that no group holds. Unknown names show the id.
+   *
+   * @default {new Map()}
+   */
+  readonly fileNames?: ReadonlyMap<string, string>;
+}
+
+/** The number of actions of each kind plus what was left alone; see {@linkcode countPlan}. */
+export interface PlanCounts {
+  readonly create: number;
+  readonly grow: number;
+  readonly updatePrimary: number;
+  readonly replace: number;
+  readonly delete: number;
+  readonly inSync: number;
+  readonly needsReplace: number;
+}
+
+/**
+ * Plans the changes that make the existing stacks match the groups.
+ *
+ * For a group `g`, the touched stacks are those holding any asset of `g` (the index covers
+ * every member, not only primaries):
+ *
+ * | touched | condition | result |
+ * |---|---|---|
+ * | none | | `create` (`new-group`) |
+ * | one stack | same members, same primary | in sync, no action |
+ * | one stack | same members, other primary | `update-primary` (`primary-changed`) |
+ * | one stack | its members a strict subset of `g` | `grow` (`group-grew`) |
+ * | one stack | a member outside `g` | conflict (`member-outside-group`) |
+ * | two or more | | conflict (`group-spans-stacks`) |
+ *
+ * A conflict becomes a `replace` with `replaceStacks`, else an entry of `needsReplace`.
+ * A 1-asset stack whose asset is in `g` is a subset of `g`, so when it is the only touched
+ * stack the group grows from it; Immich folds it in through its primary and nothing is lost.
+ * With `removeSingleAssetStacks`, 1-asset stacks are deleted first and groups are planned as
+ * if their assets were unstacked. Stacks that no group touches are left alone otherwise.
+ *
+ * Actions come in execution order: deletions, then replaces, then primary updates, grows and
+ * creates, each kind in group order. No stack is deleted twice.
+ *
+ * @param existing The user's stacks, every member listed (`GET /stacks`).
+ * @param groups Promoted groups: parent first, 2+ assets each, no asset in two groups.
+ * @param options What the plan may do.
+ * @returns The plan.
+ *
+ * @example Grow an existing stack
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { planStacks } from "./plan.ts";
+ *
+ * const asset = (id: string) => ({ id, originalFileName: `${id}.jpg` });
+ * const plan = planStacks(
+ *   [{ id: "s1", primaryAssetId: "a", assetIds: ["a", "b"] }],
+ *   [{ key: "k", assets: [asset("a"), asset("b"), asset("c")] }],
+ *   { replaceStacks: false, removeSingleAssetStacks: false, resetStacks: false },
+ * );
+ * assert.equal(plan.actions.length, 1);
+ * assert.equal(plan.actions[0].kind, "grow");
+ * assert.deepEqual(plan.actions[0].assetIds, ["a", "b", "c"]);
+ * ```
+ */
+export function planStacks(
+  existing: readonly Stack[],
+  groups: readonly PlanGroup[],
+  options: PlanOptions,
+): Plan {
+  const labels = new Labels(groups, options.fileNames);
+  if (options.resetStacks) {
+    return {
+      actions: [
+        ...existing.map((stack) => deleteAction(stack, "reset", labels)),
+        ...groups.map((group): CreateAction => ({
+          kind: "create",
+          assetIds: assetIdsOf(group),
+          reason: "reset",
+          context: groupContext(group, labels),
+        })),
+      ],
+      inSync: [],
+      needsReplace: [],
+    };
+  }
+
+  const deletes: DeleteAction[] = [];
+  const remaining: Stack[] = [];
+  for (const stack of existing) {
+    if (options.removeSingleAssetStacks && membersOf(stack).size === 1) {
+      deletes.push(deleteAction(stack, "single-asset-stack", labels));
+    } else {
+      remaining.push(stack);
+    }
+  }
+
+  const index = new StackIndex(remaining);
+  const groupOfAsset = new Map<string, PlanGroup>();
+  for (const group of groups) {
+    for (const asset of group.assets) groupOfAsset.set(asset.id, group);
+  }
+
+  const replaces: ReplaceAction[] = [];
+  const updates: Action[] = [];
+  const grows: Action[] = [];
+  const creates: Action[] = [];
+  const inSync: InSyncStack[] = [];
+  const needsReplace: NeedsReplace[] = [];
+  const deletedByReplace = new Set<string>();
+
+  for (const group of groups) {
+    const assetIds = assetIdsOf(group);
+    const touched = index.touchedBy(assetIds);
+    const context = groupContext(group, labels);
+    if (touched.length === 0) {
+      creates.push({ kind: "create", assetIds, reason: "new-group", context });
+      continue;
+    }
+    const conflict = conflictOf(touched, assetIds, index);
+    if (conflict === undefined) {
+      const stack = touched[0];
+      if (index.size(stack) < assetIds.length) {
+        const members = index.members(stack);
+        const added = assetIds.filter((id) => !members.has(id)).map((id) => labels.of(id));
+        grows.push({
+          kind: "grow",
+          stackId: stack.id,
+          assetIds,
+          reason: "group-grew",
+          context: { ...context, added },
+        });
+      } else if (stack.primaryAssetId !== assetIds[0]) {
+        updates.push({
+          kind: "update-primary",
+          stackId: stack.id,
+          assetIds,
+          reason: "primary-changed",
+          context: { ...context, previousPrimary: labels.of(stack.primaryAssetId) },
+        });
+      } else {
+        inSync.push({ stackId: stack.id, groupKey: group.key });
+      }
+      continue;
+    }
+    const stackIds = touched.map((stack) => stack.id);
+    if (!options.replaceStacks) {
+      needsReplace.push({ stackIds, assetIds, reason: conflict, context });
+      continue;
+    }
+    const deleteStackIds = stackIds.filter((id) => !deletedByReplace.has(id));
+    for (const id of deleteStackIds) deletedByReplace.add(id);
+    replaces.push({
+      kind: "replace",
+      stackIds,
+      deleteStackIds,
+      assetIds,
+      reason: conflict,
+      context: { ...context, removed: removedBy(group, touched, index, groupOfAsset, labels) },
+    });
+  }
+
+  return {
+    actions: [...deletes, ...replaces, ...updates, ...grows, ...creates],
+    inSync,
+    needsReplace,
+  };
+}
+
+/**
+ * Counts a plan's actions per kind, with the in-sync and needs-replace entries.
+ *
+ * @param plan A plan from {@linkcode planStacks}.
+ * @returns The counts.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { countPlan } from "./plan.ts";
+ *
+ * const counts = countPlan({
+ *   actions: [{ kind: "create", assetIds: ["a", "b"], reason: "new-group", context: { assets: [] } }],
+ *   inSync: [{ stackId: "s1", groupKey: "k" }],
+ *   needsReplace: [],
+ * });
+ * assert.equal(counts.create, 1);
+ * assert.equal(counts.inSync, 1);
+ * assert.equal(counts.replace, 0);
+ * ```
+ */
+export function countPlan(plan: Plan): PlanCounts {
+  const byKind = { create: 0, grow: 0, "update-primary": 0, replace: 0, delete: 0 };
+  for (const action of plan.actions) byKind[action.kind]++;
+  return {
+    create: byKind.create,
+    grow: byKind.grow,
+    updatePrimary: byKind["update-primary"],
+    replace: byKind.replace,
+    delete: byKind.delete,
+    inSync: plan.inSync.length,
+    needsReplace: plan.needsReplace.length,
+  };
+}
+
+/**
+ * Tells whether applying the plan would send any write.
+ *
+ * @param plan A plan from {@linkcode planStacks}.
+ * @returns True when the plan has at least one action.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hasChanges } from "./plan.ts";
+ *
+ * assert.equal(hasChanges({ actions: [], inSync: [], needsReplace: [] }), false);
+ * ```
+ */
+export function hasChanges(plan: Plan): boolean {
+  return plan.actions.length > 0;
+}
+
+/** Members by stack and stacks by member, every member included (SPEC's index rule). */
+class StackIndex {
+  readonly #stackOf = new Map<string, Stack>();
+  readonly #members = new Map<Stack, ReadonlySet<string>>();
+
+  constructor(stacks: readonly Stack[]) {
+    for (const stack of stacks) {
+      const members = membersOf(stack);
+      this.#members.set(stack, members);
+      for (const assetId of members) {
+        // Immich keeps an asset in one stack; should a listing ever repeat one, the first wins.
+        if (!this.#stackOf.has(assetId)) this.#stackOf.set(assetId, stack);
+      }
+    }
+  }
+
+  /** The distinct stacks holding any of `assetIds`, in the order first met. */
+  touchedBy(assetIds: readonly string[]): Stack[] {
+    const touched = new Set<Stack>();
+    for (const assetId of assetIds) {
+      const stack = this.#stackOf.get(assetId);
+      if (stack !== undefined) touched.add(stack);
+    }
+    return [...touched];
+  }
+
+  members(stack: Stack): ReadonlySet<string> {
+    return this.#members.get(stack) ?? new Set();
+  }
+
+  size(stack: Stack): number {
+    return this.members(stack).size;
+  }
+}
+
+/**
+ * The members of a stack, its primary included even if the listing left it out (a trashed
+ * primary): such a stack then has a member outside every group and is never grown, because
+ * the merge rule would not fold it in.
+ */
+function membersOf(stack: Stack): ReadonlySet<string> {
+  return new Set([stack.primaryAssetId, ...stack.assetIds]);
+}
+
+/** Why a group with these touched stacks needs a replace, or undefined when it does not. */
+function conflictOf(
+  touched: readonly Stack[],
+  assetIds: readonly string[],
+  index: StackIndex,
+): ConflictReason | undefined {
+  if (touched.length > 1) return "group-spans-stacks";
+  const inGroup = new Set(assetIds);
+  for (const assetId of index.members(touched[0])) {
+    if (!inGroup.has(assetId)) return "member-outside-group";
+  }
+  return undefined;
+}
+
+/** Members of the touched stacks that a replace leaves out of its group, with where they go. */
+function removedBy(
+  group: PlanGroup,
+  touched: readonly Stack[],
+  index: StackIndex,
+  groupOfAsset: ReadonlyMap<string, PlanGroup>,
+  labels: Labels,
+): RemovedAsset[] {
+  const removed: RemovedAsset[] = [];
+  for (const stack of touched) {
+    for (const assetId of index.members(stack)) {
+      const owner = groupOfAsset.get(assetId);
+      if (owner === group) continue;
+      const reason = owner === undefined ? "in-no-group" : "in-other-group";
+      removed.push({ ...labels.of(assetId), reason });
+    }
+  }
+  return removed;
+}
+
+function deleteAction(stack: Stack, reason: DeleteReason, labels: Labels): DeleteAction {
+  const assetIds = [...membersOf(stack)];
+  return {
+    kind: "delete",
+    stackId: stack.id,
+    assetIds,
+    reason,
+    context: { assets: assetIds.map((id) => labels.of(id)) },
+  };
+}
+
+function assetIdsOf(group: PlanGroup): string[] {
+  return group.assets.map((asset) => asset.id);
+}
+
+function groupContext(group: PlanGroup, labels: Labels): ActionContext {
+  return { groupKey: group.key, assets: group.assets.map((asset) => labels.of(asset.id)) };
+}
+
+/** File names for display: the groups' own, then the caller's map, then the id itself. */
+class Labels {
+  readonly #names = new Map<string, string>();
+  readonly #fallback: ReadonlyMap<string, string>;
+
+  constructor(groups: readonly PlanGroup[], fallback: ReadonlyMap<string, string> = new Map()) {
+    for (const group of groups) {
+      for (const asset of group.assets) this.#names.set(asset.id, asset.originalFileName);
+    }
+    this.#fallback = fallback;
+  }
+
+  of(assetId: string): AssetLabel {
+    return {
+      assetId,
+      fileName: this.#names.get(assetId) ?? this.#fallback.get(assetId) ?? assetId,
+    };
+  }
+}
