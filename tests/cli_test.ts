@@ -1,0 +1,168 @@
+/**
+ * The real CLI as a subprocess: `deno run` with exactly the permission flags of `deno task start`
+ * and `deno task compile` (plus `--no-prompt`, so a missing permission fails instead of asking).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { helpText } from "../src/config.ts";
+import { PERMISSION_FLAGS } from "../scripts/compile.ts";
+import denoJson from "../deno.json" with { type: "json" };
+import { caseEnv, INVALID_CASES, VALID_ENV } from "./_config_cases.ts";
+
+const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
+const VERSION = denoJson.version;
+
+interface CliRun {
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** Files by relative path, written into the run's fresh working folder. */
+  readonly files?: Readonly<Record<string, string>>;
+}
+
+interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The run's working folder; the caller removes it. */
+  readonly cwd: string;
+}
+
+/** Only what deno itself needs from the outer environment: its cache and PATH. */
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = { NO_COLOR: "1" };
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+async function runCli(run: CliRun): Promise<CliResult> {
+  const cwd = await Deno.makeTempDir({ prefix: "stacksync_cli_test_" });
+  for (const [path, content] of Object.entries(run.files ?? {})) {
+    await Deno.writeTextFile(join(cwd, path), content);
+  }
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", ...PERMISSION_FLAGS, MAIN, ...run.args ?? []],
+    env: { ...baseEnv(), ...run.env },
+    clearEnv: true,
+    cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+    cwd,
+  };
+}
+
+/** Runs every item through `task`, at most `limit` at a time, keeping the input order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>) {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+  return results;
+}
+
+Deno.test("deno task start uses exactly the permission flags the compile task uses", () => {
+  assert.equal(denoJson.tasks.start, `deno run ${PERMISSION_FLAGS.join(" ")} main.ts`);
+});
+
+Deno.test("main.ts answers --help and --version with status 0", async () => {
+  const [help, version] = await mapLimited(
+    [["--help"], ["--version"]],
+    2,
+    (args) => runCli({ args, env: { RUN_MODE: "bad" } }),
+  );
+  assert.deepEqual([help.code, help.stderr, help.stdout], [0, "", `${helpText()}\n`]);
+  assert.deepEqual([version.code, version.stderr, version.stdout], [
+    0,
+    "",
+    `stacksync ${VERSION}\n`,
+  ]);
+  await Promise.all([help, version].map((run) => Deno.remove(run.cwd, { recursive: true })));
+});
+
+Deno.test("main.ts exits 2 with one error line for each invalid configuration", async () => {
+  const results = await mapLimited(
+    INVALID_CASES,
+    4,
+    (invalid) => runCli({ env: caseEnv(invalid), args: invalid.args, files: invalid.files }),
+  );
+  const failures = INVALID_CASES.flatMap((invalid, index) => {
+    const { code, stdout, stderr } = results[index];
+    const expected = { code: 2, stdout: "", stderr: `error: ${invalid.message}\n` };
+    const actual = { code, stdout, stderr };
+    return JSON.stringify(actual) === JSON.stringify(expected) ? [] : [{ invalid, actual }];
+  });
+  assert.deepEqual(failures, []);
+  await Promise.all(results.map((run) => Deno.remove(run.cwd, { recursive: true })));
+});
+
+Deno.test("main.ts reads ./.env, logs one start-up line and tees it to LOG_FILE", async () => {
+  const run = await runCli({
+    files: {
+      ".env": "API_URL=http://immich:2283/api\nAPI_KEY=key-a,key-b\nLOG_FORMAT=json\n",
+    },
+    env: { LOG_FILE: "logs/nested/run.log", DRY_RUN: "true" },
+  });
+  assert.deepEqual([run.code, run.stderr], [0, ""]);
+  const lines = run.stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+  assert.equal(lines.length, 1);
+  assert.equal(lines[0].msg, `Starting stacksync ${VERSION}`);
+  assert.equal(lines[0].level, "info");
+  assert.deepEqual(
+    [lines[0].apiUrl, lines[0].apiKeys, lines[0].dryRun, lines[0].runMode],
+    ["http://immich:2283/api", "2 keys", true, "once"],
+  );
+  assert.equal(await Deno.readTextFile(join(run.cwd, "logs/nested/run.log")), run.stdout);
+  await Deno.remove(run.cwd, { recursive: true });
+});
+
+Deno.test("main.ts warns and carries on when LOG_FILE cannot be opened", async () => {
+  const run = await runCli({
+    env: { ...VALID_ENV, LOG_FILE: "blocker/run.log" },
+    files: { blocker: "a file, not a folder" },
+  });
+  assert.deepEqual([run.code, run.stderr], [0, ""]);
+  const lines = run.stdout.trimEnd().split("\n");
+  assert.equal(lines.length, 2);
+  assert.match(lines[0], /^time=\S+ level=warn msg="Could not open log file, using stdout only" /);
+  assert.match(lines[1], /^time=\S+ level=info msg="Starting stacksync /);
+  await Deno.remove(run.cwd, { recursive: true });
+});
+
+Deno.test("main.ts writes an API key to no output, whether it comes from env, file or flag", async () => {
+  const secret = "sk-9f8e7d6c5b4a";
+  const url = { API_URL: "http://immich:2283/api", LOG_FILE: "run.log", LOG_LEVEL: "trace" };
+  const runs: (CliRun & { code: number })[] = [
+    { code: 0, env: { ...url, API_KEY: secret } },
+    { code: 0, env: { ...url, API_KEY_FILE: "key" }, files: { key: `${secret}\n` } },
+    { code: 0, env: { ...url, LOG_FORMAT: "json" }, args: ["--api-key", secret] },
+    { code: 2, env: { ...url, API_KEY: secret, RUN_MODE: "bad" } },
+    { code: 2, env: { ...url, API_KEY: `${secret},,${secret}` } },
+    { code: 2, env: { ...url, API_KEY_FILE: "key" }, files: { key: `${secret}\n\nx\n` } },
+    { code: 2, env: url, args: ["--api-key", secret, secret] },
+    { code: 2, env: { ...url, API_KEY: secret, API_KEY_FILE: "key" }, files: { key: secret } },
+  ];
+  const results = await mapLimited(runs, 4, runCli);
+  for (const [index, result] of results.entries()) {
+    const logFile = await Deno.readTextFile(join(result.cwd, "run.log")).catch(() => "");
+    const output = `${result.stdout}${result.stderr}${logFile}`;
+    assert.equal(result.code, runs[index].code, output);
+    assert.ok(output.length > 0);
+    assert.ok(!output.includes(secret), `run ${index} wrote the key: ${output}`);
+    await Deno.remove(result.cwd, { recursive: true });
+  }
+});
