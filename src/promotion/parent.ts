@@ -420,7 +420,8 @@ function promoteWith(group: Group, options: CompiledOptions): PromotedGroup {
  *
  * const asset = (id: string, originalFileName: string) => ({ id, originalFileName }) as Asset;
  * const order = createParentOrder({ filenamePromote: ["cover"], extPromote: [".jpg"] });
- * const promoted = order.promote({ key: "IMG_1", assets: [asset("a", "IMG_1.CR3"), asset("b", "IMG_1.JPG")] });
+ * const assets = [asset("a", "IMG_1.CR3"), asset("b", "IMG_1.JPG")];
+ * const promoted = order.promote({ key: "IMG_1", assets });
  * assert.deepEqual(promoted.assets.map((a) => a.id), ["b", "a"]);
  * assert.equal(promoted.parentRule, "extension");
  * ```
@@ -479,8 +480,9 @@ export function promoteParents(
  * import assert from "node:assert/strict";
  * import { needsFileSize } from "./parent.ts";
  *
- * assert.equal(needsFileSize({ filenamePromote: ["cover", "biggestSize"], extPromote: [] }), true);
- * assert.equal(needsFileSize({ filenamePromote: ["cover", "biggestNumber"], extPromote: [] }), false);
+ * const extPromote = [".jpg"];
+ * assert.equal(needsFileSize({ filenamePromote: ["cover", "biggestSize"], extPromote }), true);
+ * assert.equal(needsFileSize({ filenamePromote: ["cover", "biggestNumber"], extPromote }), false);
  * ```
  */
 export function needsFileSize(options: PromotionOptions): boolean {

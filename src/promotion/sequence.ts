@@ -114,14 +114,16 @@ export function parseSequenceKeyword(item: string): SequenceMatcher | undefined 
     const digits = Number(argument);
     if (digits < 1) {
       throw new RangeError(
-        `Cannot use PARENT_FILENAME_PROMOTE as a sequence digit count must be at least 1: current value is ${item}`,
+        "Cannot use PARENT_FILENAME_PROMOTE as a sequence digit count must be at least 1: " +
+          `current value is ${item}`,
       );
     }
     return compileMatcher(item, { prefix: "", suffix: "", digits });
   }
   if (/\d$/.test(argument)) {
     throw new RangeError(
-      `Cannot use PARENT_FILENAME_PROMOTE as a sequence prefix must not end in a digit: current value is ${item}`,
+      "Cannot use PARENT_FILENAME_PROMOTE as a sequence prefix must not end in a digit: " +
+        `current value is ${item}`,
     );
   }
   return compileMatcher(item, { prefix: argument, suffix: "", digits: undefined });
