@@ -1,0 +1,542 @@
+import assert from "node:assert/strict";
+import { configure, type LogRecord, reset } from "@logtape/logtape";
+import { parseJsonObjectArray } from "../src/api/_json_array.ts";
+import { PermanentError } from "../src/api/http.ts";
+import {
+  type AssetPage,
+  createImmichClient,
+  type ImmichClient,
+  MissingPermissionsError,
+  REQUIRED_PERMISSIONS,
+  type SearchFilter,
+} from "../src/api/immich.ts";
+import type { Asset } from "../src/model.ts";
+import { type ImmichServer, startImmichServer, type TestUser } from "./immich_server.ts";
+
+const VERSIONS = ["1.118.2", "1.132.3", "2.4.1", "3.1.0"];
+const IMAGES_ONLY: SearchFilter = { withArchived: false, withDeleted: false, includeVideos: false };
+
+/** Injected time, so retries in these tests never wait. */
+const instant = { sleep: () => Promise.resolve(), random: () => 0, now: () => 0 };
+
+function clientFor(url: string, apiKey: string): ImmichClient {
+  return createImmichClient({ baseUrl: url, apiKey, ...instant });
+}
+
+async function collect(pages: AsyncIterable<AssetPage>): Promise<AssetPage> {
+  const all: AssetPage = { assets: [], invalid: [] };
+  for await (const page of pages) {
+    all.assets.push(...page.assets);
+    all.invalid.push(...page.invalid);
+  }
+  return all;
+}
+
+function names(assets: readonly Asset[]): string[] {
+  return assets.map((asset) => asset.originalFileName).sort();
+}
+
+interface Library {
+  readonly server: ImmichServer;
+  readonly user: TestUser;
+  readonly key: string;
+  readonly immich: ImmichClient;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** A server with one user (and a key) whose library is built by `fill`. */
+async function library(
+  version: string,
+  fill: (server: ImmichServer, user: TestUser) => void = () => {},
+  permissions?: readonly string[],
+): Promise<Library> {
+  const server = await startImmichServer({ version });
+  const user = server.addUser({ name: "Ann" });
+  const key = server.addKey(user.id, { permissions });
+  fill(server, user);
+  const immich = clientFor(server.url, key);
+  return {
+    server,
+    user,
+    key,
+    immich,
+    async [Symbol.asyncDispose]() {
+      immich.close();
+      await server.close();
+    },
+  };
+}
+
+/**
+ * The library of the visibility tests: timeline, archived, trashed and video assets, a live
+ * photo whose motion part is hidden, a locked asset, and a partner's asset.
+ */
+function mixedLibrary(server: ImmichServer, user: TestUser) {
+  const partner = server.addUser({ name: "Bob" });
+  server.addPartner(partner.id, user.id);
+  server.addAsset(partner.id, { originalFileName: "PARTNER.jpg" });
+  const motion = server.addAsset(user.id, {
+    originalFileName: "LIVE.mov",
+    type: "VIDEO",
+    visibility: "hidden",
+  });
+  server.addAsset(user.id, { originalFileName: "LIVE.heic", livePhotoVideoId: motion.id });
+  server.addAsset(user.id, { originalFileName: "TIMELINE.jpg" });
+  server.addAsset(user.id, { originalFileName: "ARCHIVED.jpg", visibility: "archive" });
+  server.addAsset(user.id, { originalFileName: "TRASHED.jpg", isTrashed: true });
+  server.addAsset(user.id, { originalFileName: "CLIP.mp4", type: "VIDEO" });
+  server.addAsset(user.id, { originalFileName: "LOCKED.jpg", visibility: "locked" });
+}
+
+const VISIBILITY_CASES: { filter: SearchFilter; expected: string[] }[] = [
+  { filter: IMAGES_ONLY, expected: ["LIVE.heic", "TIMELINE.jpg"] },
+  {
+    filter: { ...IMAGES_ONLY, withArchived: true },
+    expected: ["ARCHIVED.jpg", "LIVE.heic", "TIMELINE.jpg"],
+  },
+  {
+    filter: { ...IMAGES_ONLY, withDeleted: true },
+    expected: ["LIVE.heic", "TIMELINE.jpg", "TRASHED.jpg"],
+  },
+  {
+    filter: { ...IMAGES_ONLY, includeVideos: true },
+    expected: ["CLIP.mp4", "LIVE.heic", "TIMELINE.jpg"],
+  },
+  {
+    filter: { withArchived: true, withDeleted: true, includeVideos: true },
+    expected: ["ARCHIVED.jpg", "CLIP.mp4", "LIVE.heic", "TIMELINE.jpg", "TRASHED.jpg"],
+  },
+];
+
+Deno.test("searchAssets() returns the same assets from every server version", async (t) => {
+  for (const version of VERSIONS) {
+    for (const { filter, expected } of VISIBILITY_CASES) {
+      const settings = Object.entries(filter).filter(([, on]) => on).map(([name]) => name);
+      await t.step(`v${version} ${settings.join(", ") || "defaults"}`, async () => {
+        await using lib = await library(version, mixedLibrary);
+        const found = await collect(lib.immich.searchAssets(filter));
+        assert.deepEqual(names(found.assets), expected);
+        assert.deepEqual(found.invalid, []);
+        assert.ok(found.assets.every((asset) => asset.ownerId === lib.user.id));
+      });
+    }
+  }
+});
+
+Deno.test("searchAssets() sends one body shape and a second pass only for archived assets", async () => {
+  await using lib = await library("3.1.0", mixedLibrary);
+  await collect(lib.immich.searchAssets({
+    withArchived: true,
+    withDeleted: false,
+    includeVideos: false,
+    takenAfter: "2020-01-01T00:00:00.000Z",
+    takenBefore: "2030-01-01T00:00:00.000Z",
+  }));
+  const searches = lib.server.requests.filter((request) => request.path === "/search/metadata");
+  const common = {
+    page: 1,
+    size: 1000,
+    isVisible: true,
+    withDeleted: false,
+    type: "IMAGE",
+    takenAfter: "2020-01-01T00:00:00.000Z",
+    takenBefore: "2030-01-01T00:00:00.000Z",
+  };
+  assert.deepEqual(searches.map((request) => request.body), [
+    { ...common, visibility: "timeline", isArchived: false },
+    { ...common, visibility: "archive", isArchived: true },
+  ]);
+});
+
+Deno.test("searchAssets() pages through 2 501 assets in exactly 3 requests", async () => {
+  await using lib = await library("3.1.0", (server, user) => {
+    server.addAssets(
+      user.id,
+      Array.from({ length: 2501 }, (_, i) => ({
+        originalFileName: `IMG_${String(i).padStart(5, "0")}.jpg`,
+      })),
+    );
+  });
+  const pages: number[] = [];
+  const ids = new Set<string>();
+  for await (const page of lib.immich.searchAssets(IMAGES_ONLY)) {
+    pages.push(page.assets.length);
+    for (const asset of page.assets) ids.add(asset.id);
+  }
+  assert.deepEqual(pages, [1000, 1000, 501]);
+  assert.equal(ids.size, 2501);
+  const searches = lib.server.requests.filter((request) => request.path === "/search/metadata");
+  assert.deepEqual(searches.map((request) => (request.body as { page: number }).page), [1, 2, 3]);
+});
+
+Deno.test("searchAssets() filters by capture time", async () => {
+  await using lib = await library("3.1.0", (server, user) => {
+    server.addAsset(user.id, {
+      originalFileName: "EARLY.jpg",
+      localDateTime: "2024-01-01T00:00:00.000Z",
+    });
+    server.addAsset(user.id, {
+      originalFileName: "MIDDLE.jpg",
+      localDateTime: "2024-06-01T00:00:00.000Z",
+    });
+    server.addAsset(user.id, {
+      originalFileName: "LATE.jpg",
+      localDateTime: "2025-01-01T00:00:00.000Z",
+    });
+  });
+  const found = await collect(lib.immich.searchAssets({
+    ...IMAGES_ONLY,
+    takenAfter: "2024-03-01T00:00:00.000Z",
+    takenBefore: "2024-09-01T00:00:00.000Z",
+  }));
+  assert.deepEqual(names(found.assets), ["MIDDLE.jpg"]);
+});
+
+Deno.test("searchAssets() keeps assets of any listed album once", async () => {
+  let albumIds: string[] = [];
+  await using lib = await library("3.1.0", (server, user) => {
+    const [a, b, c] = ["A.jpg", "B.jpg", "C.jpg"].map((originalFileName) =>
+      server.addAsset(user.id, { originalFileName })
+    );
+    server.addAsset(user.id, { originalFileName: "OUTSIDE.jpg" });
+    albumIds = [
+      server.addAlbum(user.id, "Holidays", [a.id, b.id]).id,
+      server.addAlbum(user.id, "Family", [b.id, c.id]).id,
+    ];
+  });
+  const resolved = await lib.immich.resolveAlbumIds(["Holidays", albumIds[1]]);
+  assert.deepEqual(resolved, albumIds);
+  const found = await collect(lib.immich.searchAssets({ ...IMAGES_ONLY, albumIds: resolved }));
+  assert.deepEqual(names(found.assets), ["A.jpg", "B.jpg", "C.jpg"]);
+});
+
+Deno.test("resolveAlbumIds() names an unknown album in its error", async () => {
+  await using lib = await library("3.1.0", (server, user) => {
+    server.addAlbum(user.id, "Holidays", []);
+  });
+  await assert.rejects(lib.immich.resolveAlbumIds(["Holidays", "Nope"]), {
+    name: "RangeError",
+    message: 'Cannot find the album named in FILTER_ALBUM_IDS: current value is "Nope"',
+  });
+});
+
+Deno.test("resolveAlbumIds() keeps ids without asking the server", async () => {
+  await using lib = await library("3.1.0");
+  const id = "0b5e3b1e-34f4-4c4c-9a53-3b1b0b0b0b0b";
+  assert.deepEqual(await lib.immich.resolveAlbumIds([id, ""]), [id]);
+  assert.equal(lib.server.requests.length, 0);
+});
+
+Deno.test("searchAssets() asks for EXIF only when file sizes are needed", async (t) => {
+  for (const withFileSize of [false, true]) {
+    await t.step(`withFileSize ${withFileSize}`, async () => {
+      await using lib = await library("3.1.0", (server, user) => {
+        server.addAsset(user.id, { originalFileName: "A.jpg", fileSizeInByte: 1234 });
+      });
+      const found = await collect(lib.immich.searchAssets({ ...IMAGES_ONLY, withFileSize }));
+      assert.equal(found.assets[0].fileSizeInByte, withFileSize ? 1234 : undefined);
+      const body = lib.server.requests.find((r) => r.path === "/search/metadata")?.body;
+      assert.equal((body as Record<string, unknown>).withExif, withFileSize ? true : undefined);
+    });
+  }
+});
+
+/** A stub that answers `/users/me` and one search page with the given items. */
+function searchStub(items: unknown[]) {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => {
+      if (new URL(request.url).pathname === "/api/users/me") {
+        return Response.json({ id: "owner", name: "Ann", email: "ann@example.test" });
+      }
+      return Response.json({
+        albums: { total: 0, count: 0, items: [], facets: [] },
+        assets: { total: items.length, count: items.length, items, facets: [], nextPage: null },
+      });
+    },
+  );
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/api`,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+function rawAsset(id: string, changes: Record<string, unknown> = {}) {
+  return {
+    id,
+    ownerId: "owner",
+    type: "IMAGE",
+    originalPath: `/data/${id}.jpg`,
+    originalFileName: `${id}.jpg`,
+    fileCreatedAt: "2024-05-01T10:00:00.000Z",
+    fileModifiedAt: "2024-05-01T10:00:00+00:00",
+    localDateTime: "2024-05-01T10:00:00.000Z",
+    updatedAt: "2026-11-22T09:27:20.52471+00:00",
+    isFavorite: false,
+    isArchived: false,
+    isTrashed: false,
+    visibility: "timeline",
+    duration: null,
+    checksum: "NSajZMTByFYoMog4qR02/qYKJm8=",
+    isOffline: false,
+    hasMetadata: true,
+    libraryId: null,
+    people: [],
+    ...changes,
+  };
+}
+
+Deno.test("searchAssets() skips, reports and logs an invalid asset and keeps the rest", async () => {
+  const records: LogRecord[] = [];
+  await configure({
+    reset: true,
+    sinks: { buffer: (record) => records.push(record) },
+    loggers: [
+      { category: ["stacksync"], lowestLevel: "warning", sinks: ["buffer"] },
+      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
+    ],
+  });
+  try {
+    await using stub = searchStub([
+      rawAsset("good"),
+      rawAsset("bad-time", { localDateTime: "yesterday" }),
+      rawAsset("bad-type", { isFavorite: "no" }),
+      rawAsset("partner", { ownerId: "someone-else", localDateTime: null }),
+    ]);
+    const immich = clientFor(stub.url, "key");
+    try {
+      const found = await collect(immich.searchAssets(IMAGES_ONLY));
+      assert.deepEqual(found.assets.map((asset) => asset.id), ["good"]);
+      assert.deepEqual(found.assets[0], {
+        id: "good",
+        ownerId: "owner",
+        type: "IMAGE",
+        originalPath: "/data/good.jpg",
+        originalFileName: "good.jpg",
+        fileCreatedAt: "2024-05-01T10:00:00.000Z",
+        fileModifiedAt: "2024-05-01T10:00:00+00:00",
+        localDateTime: "2024-05-01T10:00:00.000Z",
+        updatedAt: "2026-11-22T09:27:20.52471+00:00",
+        isFavorite: false,
+        isArchived: false,
+        isTrashed: false,
+        duration: null,
+        checksum: "NSajZMTByFYoMog4qR02/qYKJm8=",
+        isOffline: false,
+        hasMetadata: true,
+      });
+      assert.deepEqual(found.invalid.map(({ id, field }) => ({ id, field })), [
+        { id: "bad-time", field: "localDateTime" },
+        { id: "bad-type", field: "isFavorite" },
+      ]);
+      const warnings = records.filter((record) => record.rawMessage === "Invalid asset data");
+      assert.deepEqual(
+        warnings.map((record) => [record.properties.assetID, record.properties.field]),
+        [["bad-time", "localDateTime"], ["bad-type", "isFavorite"]],
+      );
+    } finally {
+      immich.close();
+    }
+  } finally {
+    await reset();
+  }
+});
+
+Deno.test("requirePermissions() lists every missing permission in one error", async (t) => {
+  const cases = [
+    {
+      permissions: ["user.read", "asset.read", "stack.read", "stack.create", "stack.update"],
+      missing: ["stack.delete"],
+    },
+    {
+      permissions: ["asset.read"],
+      missing: REQUIRED_PERMISSIONS.filter((p) => p !== "asset.read"),
+    },
+  ];
+  for (const { permissions, missing } of cases) {
+    await t.step(permissions.join(","), async () => {
+      await using lib = await library("3.1.0", () => {}, permissions);
+      await assert.rejects(lib.immich.requirePermissions(), (error) => {
+        assert.ok(error instanceof MissingPermissionsError);
+        assert.deepEqual(error.missing, missing);
+        assert.equal(
+          error.message,
+          `Cannot use the API key as it lacks the permissions ${missing.join(", ")}: ` +
+            `current permissions are ${permissions.join(", ")}`,
+        );
+        return true;
+      });
+      assert.ok(lib.server.requests.every((request) => request.method === "GET"));
+    });
+  }
+});
+
+Deno.test("requirePermissions() accepts all, and skips the check before v2", async (t) => {
+  await t.step("all on v3", async () => {
+    await using lib = await library("3.1.0", () => {}, ["all"]);
+    await lib.immich.requirePermissions();
+  });
+  await t.step("v1.132 has no key permissions", async () => {
+    await using lib = await library("1.132.3");
+    await lib.immich.requirePermissions();
+    assert.deepEqual(lib.server.requests.map((r) => r.path), ["/server/version"]);
+  });
+});
+
+Deno.test("me() and serverVersion() read the key's user and the server version", async () => {
+  await using lib = await library("2.4.1");
+  assert.deepEqual(await lib.immich.me(), {
+    id: lib.user.id,
+    name: "Ann",
+    email: lib.user.email,
+  });
+  assert.deepEqual(await lib.immich.serverVersion(), { major: 2, minor: 4, patch: 1 });
+});
+
+Deno.test("me() fails with Invalid API key for an unknown key, which never shows", async () => {
+  await using lib = await library("3.1.0");
+  const secret = "not-a-key-but-secret-0123456789";
+  const immich = clientFor(lib.server.url, secret);
+  try {
+    await assert.rejects(immich.me(), (error) => {
+      assert.ok(error instanceof PermanentError);
+      assert.equal(error.status, 401);
+      assert.match(error.message, /^Invalid API key: GET \/users\/me answered 401 /);
+      assert.ok(!error.message.includes(secret));
+      return true;
+    });
+  } finally {
+    immich.close();
+  }
+});
+
+Deno.test("listStacks() returns every stack with every member, primary first", async () => {
+  await using lib = await library("3.1.0", (server, user) => {
+    const ids = Array.from(
+      { length: 9 },
+      (_, i) => server.addAsset(user.id, { originalFileName: `IMG_${i}.jpg` }).id,
+    );
+    server.addStack(user.id, ids.slice(0, 2));
+    server.addStack(user.id, ids.slice(2, 7));
+    server.addStack(user.id, [ids[8], ids[7]]);
+  });
+  const stacks = await lib.immich.listStacks();
+  const expected = lib.server.stacks(lib.user.id).map((stack) => ({
+    id: stack.id,
+    primaryAssetId: stack.primaryAssetId,
+    assetIds: [...stack.assetIds],
+  }));
+  assert.equal(expected.length, 3);
+  assert.deepEqual(
+    stacks.map((stack) => ({ ...stack, assetIds: [...stack.assetIds].sort() })),
+    expected.map((stack) => ({ ...stack, assetIds: [...stack.assetIds].sort() })),
+  );
+  for (const stack of stacks) assert.equal(stack.assetIds[0], stack.primaryAssetId);
+});
+
+Deno.test("createStack(), updateStackPrimary() and deleteStack() change the server's stacks", async () => {
+  let ids: string[] = [];
+  await using lib = await library("3.1.0", (server, user) => {
+    ids = ["A.jpg", "B.jpg", "C.jpg"].map((name) =>
+      server.addAsset(user.id, { originalFileName: name }).id
+    );
+  });
+  const created = await lib.immich.createStack(ids);
+  assert.equal(created.primaryAssetId, ids[0]);
+  assert.deepEqual([...created.assetIds].sort(), [...ids].sort());
+  const updated = await lib.immich.updateStackPrimary(created.id, ids[2]);
+  assert.equal(updated.primaryAssetId, ids[2]);
+  assert.equal(lib.server.stacks(lib.user.id)[0].primaryAssetId, ids[2]);
+  await lib.immich.deleteStack(created.id);
+  assert.deepEqual(lib.server.stacks(lib.user.id), []);
+  await assert.rejects(lib.immich.deleteStack(created.id), (error) => {
+    assert.ok(error instanceof PermanentError);
+    assert.equal(error.status, 400);
+    assert.match(error.serverMessage, /^Not found/);
+    return true;
+  });
+});
+
+Deno.test("deleteStack() counts Not found on a retry as done", async () => {
+  let calls = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    calls++;
+    // The first attempt deleted the stack, but its answer was lost.
+    return calls === 1
+      ? Response.json({ message: "Internal server error" }, { status: 500 })
+      : Response.json({ message: "Not found or no stack.delete access" }, { status: 400 });
+  });
+  const immich = clientFor(`http://127.0.0.1:${server.addr.port}/api`, "key");
+  try {
+    await immich.deleteStack("88a1171d-cbe9-4f15-9a84-a1b504fb9a22");
+    assert.equal(calls, 2);
+  } finally {
+    immich.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("parseJsonObjectArray() splits an array at any chunk boundary", async () => {
+  const value = [
+    { id: "a", text: 'quote " brace } bracket ] back\\slash', nested: { list: [1, { x: "}" }] } },
+    {},
+    { id: "é😀", escapes: '\\"\\\\\n\t\u0001', primaryAssetId: "b", assets: [] },
+  ];
+  const text = ` \n[ ${JSON.stringify(value[0])} ,\n${JSON.stringify(value[1])},${
+    JSON.stringify(value[2])
+  } ]\n`;
+  const bytes = new TextEncoder().encode(text);
+  for (let split = 0; split <= bytes.length; split++) {
+    const chunks = [bytes.subarray(0, split), bytes.subarray(split)];
+    assert.deepEqual(await Array.fromAsync(parseJsonObjectArray(chunks)), value, `split ${split}`);
+  }
+  const single = Array.from(bytes, (byte) => Uint8Array.of(byte));
+  assert.deepEqual(await Array.fromAsync(parseJsonObjectArray(single)), value);
+  assert.deepEqual(
+    await Array.fromAsync(parseJsonObjectArray([new TextEncoder().encode("[]")])),
+    [],
+  );
+});
+
+Deno.test("parseJsonObjectArray() rejects what is not an array of objects", async (t) => {
+  for (
+    const text of [
+      "",
+      "{}",
+      "[1]",
+      '[{"a":1},]',
+      '[{"a":1}{"b":2}]',
+      '[{"a":1}',
+      '[{"a":"}]',
+      "[] x",
+      "<html>",
+    ]
+  ) {
+    await t.step(JSON.stringify(text), async () => {
+      await assert.rejects(
+        Array.fromAsync(parseJsonObjectArray([new TextEncoder().encode(text)])),
+        SyntaxError,
+      );
+    });
+  }
+});
+
+Deno.test("me() and listStacks() explain an HTML answer when API_URL lacks /api", async () => {
+  await using lib = await library("3.1.0");
+  const immich = clientFor(lib.server.origin, lib.key);
+  try {
+    const expected = (path: string) =>
+      `Cannot use the answer of GET ${path} as it is an HTML page, not JSON ` +
+      `(API_URL probably lacks /api): current value is ${lib.server.origin}`;
+    await assert.rejects(immich.me(), {
+      name: "InvalidResponseError",
+      message: expected("/users/me"),
+    });
+    await assert.rejects(immich.listStacks(), {
+      name: "InvalidResponseError",
+      message: expected("/stacks"),
+    });
+  } finally {
+    immich.close();
+  }
+});
