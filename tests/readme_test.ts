@@ -1,0 +1,21 @@
+import assert from "node:assert/strict";
+import { settingsTable } from "../src/config.ts";
+import { PERMISSION_FLAGS, TARGETS } from "../scripts/compile.ts";
+import { TABLE_BEGIN, TABLE_END, withSettingsTable } from "../scripts/readme.ts";
+
+const README = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+
+Deno.test("withSettingsTable() leaves README.md unchanged: its settings table is current", () => {
+  assert.ok(README.includes(`${TABLE_BEGIN}\n\n${settingsTable()}\n\n${TABLE_END}`));
+  assert.equal(withSettingsTable(README), README);
+});
+
+Deno.test("withSettingsTable() rejects a README without the table markers", () => {
+  assert.throws(() => withSettingsTable("# stacksync\n"), SyntaxError);
+  assert.throws(() => withSettingsTable(`${TABLE_END}\n${TABLE_BEGIN}\n`), SyntaxError);
+});
+
+Deno.test("README.md names every compile target and the permission flags", () => {
+  for (const target of TARGETS) assert.ok(README.includes(`stacksync-${target}`), target);
+  assert.ok(README.includes(`\`${PERMISSION_FLAGS.join(" ")}\``));
+});
