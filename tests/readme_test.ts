@@ -19,3 +19,12 @@ Deno.test("README.md names every compile target and the permission flags", () =>
   for (const target of TARGETS) assert.ok(README.includes(`stacksync-${target}`), target);
   assert.ok(README.includes(`\`${PERMISSION_FLAGS.join(" ")}\``));
 });
+
+Deno.test(".ci/run runs every command of the README's Development block", async () => {
+  const ci = (await Deno.readTextFile(new URL("../.ci/run", import.meta.url))).split("\n");
+  const block = README.slice(README.indexOf("## Development")).match(/```sh\n([^`]*)```/);
+  assert.ok(block !== null, "README has a Development block with commands");
+  const commands = block[1].trim().split("\n").map((line) => line.replace(/\s*#.*$/, ""));
+  assert.deepEqual(commands, ["deno task check", "deno task test"]);
+  for (const command of commands) assert.ok(ci.includes(command), command);
+});
