@@ -120,11 +120,11 @@ export type ActionReason =
   | "primary-changed"
   | "group-grew";
 
-/** An asset named for people: its id and its file name (the id when the name is unknown). */
-export interface AssetLabel {
-  readonly assetId: string;
-  readonly fileName: string;
-}
+/**
+ * An asset as people see it: its id and file name (the id stands in when the name is
+ * unknown). Every {@linkcode Asset} is one, so plans share the groups' asset objects.
+ */
+export type AssetLabel = Pick<Asset, "id" | "originalFileName">;
 
 /**
  * An asset that a replace takes out of a stack without putting it in the new one, and where

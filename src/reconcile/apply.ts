@@ -139,7 +139,7 @@ function properties(action: Action, stackId?: string): Record<string, unknown> {
   return {
     stackID: stackId ?? ownStacks(action),
     assetID: action.assetIds[0],
-    filename: parent?.fileName,
+    filename: parent?.originalFileName,
     reason: action.reason,
     assets: action.assetIds.length,
   };

@@ -117,16 +117,16 @@ export function planStacks(
   groups: readonly PlanGroup[],
   options: PlanOptions,
 ): Plan {
-  const labels = new Labels(groups, options.fileNames);
+  const lookup = new GroupLookup(groups, options.fileNames);
   if (options.resetStacks) {
     return {
       actions: [
-        ...existing.map((stack) => deleteAction(stack, "reset", labels)),
+        ...existing.map((stack) => deleteAction(stack, "reset", lookup)),
         ...groups.map((group): CreateAction => ({
           kind: "create",
           assetIds: assetIdsOf(group),
           reason: "reset",
-          context: groupContext(group, labels),
+          context: { groupKey: group.key, assets: group.assets },
         })),
       ],
       inSync: [],
@@ -137,19 +137,14 @@ export function planStacks(
   const deletes: DeleteAction[] = [];
   const remaining: Stack[] = [];
   for (const stack of existing) {
-    if (options.removeSingleAssetStacks && membersOf(stack).size === 1) {
-      deletes.push(deleteAction(stack, "single-asset-stack", labels));
+    if (options.removeSingleAssetStacks && membersOf(stack).length === 1) {
+      deletes.push(deleteAction(stack, "single-asset-stack", lookup));
     } else {
       remaining.push(stack);
     }
   }
 
   const index = new StackIndex(remaining);
-  const groupOfAsset = new Map<string, PlanGroup>();
-  for (const group of groups) {
-    for (const asset of group.assets) groupOfAsset.set(asset.id, group);
-  }
-
   const replaces: ReplaceAction[] = [];
   const updates: Action[] = [];
   const grows: Action[] = [];
@@ -159,42 +154,52 @@ export function planStacks(
   const deletedByReplace = new Set<string>();
 
   for (const group of groups) {
-    const assetIds = assetIdsOf(group);
-    const touched = index.touchedBy(assetIds);
-    const context = groupContext(group, labels);
-    if (touched.length === 0) {
-      creates.push({ kind: "create", assetIds, reason: "new-group", context });
+    // One pass: the first touched stack, whether a second one exists, and how many of the
+    // group's assets are stacked at all.
+    let stack: Stack | undefined;
+    let spans = false;
+    let stacked = 0;
+    for (const asset of group.assets) {
+      const holder = index.stackOf(asset.id);
+      if (holder === undefined) continue;
+      stacked++;
+      if (stack === undefined) stack = holder;
+      else if (holder !== stack) spans = true;
+    }
+    const context: ActionContext = { groupKey: group.key, assets: group.assets };
+    if (stack === undefined) {
+      creates.push({ kind: "create", assetIds: assetIdsOf(group), reason: "new-group", context });
       continue;
     }
-    const conflict = conflictOf(touched, assetIds, index);
-    if (conflict === undefined) {
-      const stack = touched[0];
-      if (index.size(stack) < assetIds.length) {
-        const members = index.members(stack);
-        const added = assetIds.filter((id) => !members.has(id)).map((id) => labels.of(id));
+    // Every member of the one touched stack is in the group: it cannot lose an asset.
+    if (!spans && stacked === index.size(stack)) {
+      if (stacked < group.assets.length) {
+        const added = group.assets.filter((asset) => index.stackOf(asset.id) === undefined);
         grows.push({
           kind: "grow",
           stackId: stack.id,
-          assetIds,
+          assetIds: assetIdsOf(group),
           reason: "group-grew",
           context: { ...context, added },
         });
-      } else if (stack.primaryAssetId !== assetIds[0]) {
+      } else if (stack.primaryAssetId !== group.assets[0].id) {
         updates.push({
           kind: "update-primary",
           stackId: stack.id,
-          assetIds,
+          assetIds: assetIdsOf(group),
           reason: "primary-changed",
-          context: { ...context, previousPrimary: labels.of(stack.primaryAssetId) },
+          context: { ...context, previousPrimary: labelIn(group, stack.primaryAssetId) },
         });
       } else {
         inSync.push({ stackId: stack.id, groupKey: group.key });
       }
       continue;
     }
+    const reason: ConflictReason = spans ? "group-spans-stacks" : "member-outside-group";
+    const touched = index.touchedBy(group);
     const stackIds = touched.map((stack) => stack.id);
     if (!options.replaceStacks) {
-      needsReplace.push({ stackIds, assetIds, reason: conflict, context });
+      needsReplace.push({ stackIds, assetIds: assetIdsOf(group), reason, context });
       continue;
     }
     const deleteStackIds = stackIds.filter((id) => !deletedByReplace.has(id));
@@ -203,9 +208,9 @@ export function planStacks(
       kind: "replace",
       stackIds,
       deleteStackIds,
-      assetIds,
-      reason: conflict,
-      context: { ...context, removed: removedBy(group, touched, index, groupOfAsset, labels) },
+      assetIds: assetIdsOf(group),
+      reason,
+      context: { ...context, removed: removedBy(group, touched, lookup) },
     });
   }
 
@@ -269,92 +274,84 @@ export function hasChanges(plan: Plan): boolean {
   return plan.actions.length > 0;
 }
 
-/** Members by stack and stacks by member, every member included (SPEC's index rule). */
+/** Stacks by member, every member included (SPEC's index rule), and stack sizes. */
 class StackIndex {
   readonly #stackOf = new Map<string, Stack>();
-  readonly #members = new Map<Stack, ReadonlySet<string>>();
+  readonly #size = new Map<Stack, number>();
 
   constructor(stacks: readonly Stack[]) {
     for (const stack of stacks) {
-      const members = membersOf(stack);
-      this.#members.set(stack, members);
-      for (const assetId of members) {
-        // Immich keeps an asset in one stack; should a listing ever repeat one, the first wins.
-        if (!this.#stackOf.has(assetId)) this.#stackOf.set(assetId, stack);
-      }
+      let size = 0;
+      // No per-stack allocation: 50 000 stacks are indexed on every pass.
+      const add = (assetId: string) => {
+        const holder = this.#stackOf.get(assetId);
+        if (holder === stack) return;
+        size++;
+        // Immich keeps an asset in one stack; should a listing ever repeat one, the first
+        // wins, and the other stack then has a member outside every group: left alone.
+        if (holder === undefined) this.#stackOf.set(assetId, stack);
+      };
+      add(stack.primaryAssetId);
+      for (const assetId of stack.assetIds) add(assetId);
+      this.#size.set(stack, size);
     }
   }
 
-  /** The distinct stacks holding any of `assetIds`, in the order first met. */
-  touchedBy(assetIds: readonly string[]): Stack[] {
+  stackOf(assetId: string): Stack | undefined {
+    return this.#stackOf.get(assetId);
+  }
+
+  /** The number of distinct members, the primary included. */
+  size(stack: Stack): number {
+    return this.#size.get(stack) ?? 0;
+  }
+
+  /** The distinct stacks holding any asset of the group, in the order first met. */
+  touchedBy(group: PlanGroup): Stack[] {
     const touched = new Set<Stack>();
-    for (const assetId of assetIds) {
-      const stack = this.#stackOf.get(assetId);
+    for (const asset of group.assets) {
+      const stack = this.#stackOf.get(asset.id);
       if (stack !== undefined) touched.add(stack);
     }
     return [...touched];
   }
-
-  members(stack: Stack): ReadonlySet<string> {
-    return this.#members.get(stack) ?? new Set();
-  }
-
-  size(stack: Stack): number {
-    return this.members(stack).size;
-  }
 }
 
 /**
- * The members of a stack, its primary included even if the listing left it out (a trashed
- * primary): such a stack then has a member outside every group and is never grown, because
- * the merge rule would not fold it in.
+ * The distinct members of a stack, primary first, its primary included even if the listing
+ * left it out (a trashed primary): such a stack then has a member outside every group and is
+ * never grown, because the merge rule would not fold it in.
  */
-function membersOf(stack: Stack): ReadonlySet<string> {
-  return new Set([stack.primaryAssetId, ...stack.assetIds]);
-}
-
-/** Why a group with these touched stacks needs a replace, or undefined when it does not. */
-function conflictOf(
-  touched: readonly Stack[],
-  assetIds: readonly string[],
-  index: StackIndex,
-): ConflictReason | undefined {
-  if (touched.length > 1) return "group-spans-stacks";
-  const inGroup = new Set(assetIds);
-  for (const assetId of index.members(touched[0])) {
-    if (!inGroup.has(assetId)) return "member-outside-group";
-  }
-  return undefined;
+function membersOf(stack: Stack): string[] {
+  return [...new Set([stack.primaryAssetId, ...stack.assetIds])];
 }
 
 /** Members of the touched stacks that a replace leaves out of its group, with where they go. */
 function removedBy(
   group: PlanGroup,
   touched: readonly Stack[],
-  index: StackIndex,
-  groupOfAsset: ReadonlyMap<string, PlanGroup>,
-  labels: Labels,
+  lookup: GroupLookup,
 ): RemovedAsset[] {
   const removed: RemovedAsset[] = [];
   for (const stack of touched) {
-    for (const assetId of index.members(stack)) {
-      const owner = groupOfAsset.get(assetId);
+    for (const assetId of membersOf(stack)) {
+      const owner = lookup.groupOf(assetId);
       if (owner === group) continue;
       const reason = owner === undefined ? "in-no-group" : "in-other-group";
-      removed.push({ ...labels.of(assetId), reason });
+      removed.push({ ...lookup.label(assetId), reason });
     }
   }
   return removed;
 }
 
-function deleteAction(stack: Stack, reason: DeleteReason, labels: Labels): DeleteAction {
-  const assetIds = [...membersOf(stack)];
+function deleteAction(stack: Stack, reason: DeleteReason, lookup: GroupLookup): DeleteAction {
+  const assetIds = membersOf(stack);
   return {
     kind: "delete",
     stackId: stack.id,
     assetIds,
     reason,
-    context: { assets: assetIds.map((id) => labels.of(id)) },
+    context: { assets: assetIds.map((id) => lookup.label(id)) },
   };
 }
 
@@ -362,26 +359,39 @@ function assetIdsOf(group: PlanGroup): string[] {
   return group.assets.map((asset) => asset.id);
 }
 
-function groupContext(group: PlanGroup, labels: Labels): ActionContext {
-  return { groupKey: group.key, assets: group.assets.map((asset) => labels.of(asset.id)) };
+/** The group's own label for one of its assets. */
+function labelIn(group: PlanGroup, assetId: string): AssetLabel | undefined {
+  return group.assets.find((asset) => asset.id === assetId);
 }
 
-/** File names for display: the groups' own, then the caller's map, then the id itself. */
-class Labels {
-  readonly #names = new Map<string, string>();
-  readonly #fallback: ReadonlyMap<string, string>;
+/**
+ * Group and file name of any asset, for display. Built on first use only: most passes are
+ * in sync and never need it.
+ */
+class GroupLookup {
+  readonly #groups: readonly PlanGroup[];
+  readonly #fileNames: ReadonlyMap<string, string>;
+  #groupOf?: Map<string, PlanGroup>;
 
-  constructor(groups: readonly PlanGroup[], fallback: ReadonlyMap<string, string> = new Map()) {
-    for (const group of groups) {
-      for (const asset of group.assets) this.#names.set(asset.id, asset.originalFileName);
-    }
-    this.#fallback = fallback;
+  constructor(groups: readonly PlanGroup[], fileNames: ReadonlyMap<string, string> = new Map()) {
+    this.#groups = groups;
+    this.#fileNames = fileNames;
   }
 
-  of(assetId: string): AssetLabel {
-    return {
-      assetId,
-      fileName: this.#names.get(assetId) ?? this.#fallback.get(assetId) ?? assetId,
-    };
+  groupOf(assetId: string): PlanGroup | undefined {
+    if (this.#groupOf === undefined) {
+      this.#groupOf = new Map();
+      for (const group of this.#groups) {
+        for (const asset of group.assets) this.#groupOf.set(asset.id, group);
+      }
+    }
+    return this.#groupOf.get(assetId);
+  }
+
+  /** The asset's label: its group's, else the caller's file name, else the id. */
+  label(assetId: string): AssetLabel {
+    const group = this.groupOf(assetId);
+    return (group && labelIn(group, assetId)) ??
+      { id: assetId, originalFileName: this.#fileNames.get(assetId) ?? assetId };
   }
 }

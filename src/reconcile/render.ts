@@ -129,8 +129,8 @@ function note(action: Action, names: NameList): string {
     case "create":
       return names.group(context.assets);
     case "update-primary": {
-      const previous = context.previousPrimary?.fileName ?? "another asset";
-      return `${context.assets[0].fileName} replaces ${previous} as parent`;
+      const previous = context.previousPrimary?.originalFileName ?? "another asset";
+      return `${context.assets[0].originalFileName} replaces ${previous} as parent`;
     }
     case "grow":
       return `adds ${names.plain(context.added ?? [])} to ${names.group(context.assets)}`;
@@ -158,12 +158,14 @@ class NameList {
   /** A group or stack: the first label is its parent. */
   group(labels: readonly AssetLabel[]): string {
     return this.#join(
-      labels.map((label, i) => i === 0 ? `${label.fileName} (parent)` : label.fileName),
+      labels.map((label, i) =>
+        i === 0 ? `${label.originalFileName} (parent)` : label.originalFileName
+      ),
     );
   }
 
   plain(labels: readonly AssetLabel[]): string {
-    return this.#join(labels.map((label) => label.fileName));
+    return this.#join(labels.map((label) => label.originalFileName));
   }
 
   #join(names: readonly string[]): string {
