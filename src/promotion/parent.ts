@@ -144,7 +144,12 @@ interface AssetKey {
   /** Size in sort direction, `Infinity` when unknown or unused. */
   readonly size: number;
   readonly lowerName: string;
-  readonly time: number;
+}
+
+/** Milliseconds of an ISO 8601 time; unreadable times sort last. */
+function instant(text: string): number {
+  const time = Date.parse(text);
+  return Number.isNaN(time) ? Infinity : time;
 }
 
 function compare(a: number | string, b: number | string): number {
@@ -216,7 +221,10 @@ const RULES: readonly {
   },
   {
     rule: "time",
-    compare: (a, b) => compare(a.time, b.time),
+    compare: (a, b) =>
+      a.asset.localDateTime === b.asset.localDateTime
+        ? 0
+        : compare(instant(a.asset.localDateTime), instant(b.asset.localDateTime)),
     explain: (p, r) => `local time ${p.asset.localDateTime} before ${r.asset.localDateTime}`,
   },
   {
@@ -226,13 +234,17 @@ const RULES: readonly {
   },
 ];
 
-/** The sign of the first rule that tells two keys apart, and that rule's index. */
-function firstDifference(a: AssetKey, b: AssetKey): { sign: number; index: number } {
+/**
+ * Compares two keys by the first rule that tells them apart: negative when `a` comes first,
+ * and the magnitude is that rule's index plus one, so one function serves both the sort and
+ * the report without allocating.
+ */
+function firstDifference(a: AssetKey, b: AssetKey): number {
   for (let index = 0; index < RULES.length; index++) {
     const sign = RULES[index].compare(a, b);
-    if (sign !== 0) return { sign, index };
+    if (sign !== 0) return sign * (index + 1);
   }
-  return { sign: 0, index: RULES.length - 1 };
+  return 0;
 }
 
 function compileWord(text: string, position: number): FilenameMatcher {
@@ -370,7 +382,6 @@ function keyOf(asset: Asset, options: CompiledOptions): AssetKey {
     options.emptyExtensionPosition ?? Infinity;
   const builtin = BUILTIN_EXTENSIONS.indexOf(extension);
   const size = asset.fileSizeInByte;
-  const time = Date.parse(asset.localDateTime);
   return {
     asset,
     regex: regexPlacement(asset, options.regexPromotions),
@@ -383,19 +394,18 @@ function keyOf(asset: Asset, options: CompiledOptions): AssetKey {
     builtin: builtin === -1 ? BUILTIN_EXTENSIONS.length : builtin,
     size: options.sizeSign === 0 || size === undefined ? Infinity : size * options.sizeSign,
     lowerName,
-    time: Number.isNaN(time) ? Infinity : time,
   };
 }
 
 function promoteWith(group: Group, options: CompiledOptions): PromotedGroup {
   const keys = group.assets.map((asset) => keyOf(asset, options));
-  keys.sort((a, b) => firstDifference(a, b).sign);
+  keys.sort(firstDifference);
   const assets = keys.map((key) => key.asset);
   if (keys.length < 2) {
     return { ...group, assets, parentRule: "only-asset", parentDetail: "only asset of the group" };
   }
-  const { index } = firstDifference(keys[0], keys[1]);
-  const rule = RULES[index];
+  // Equal keys (the same asset twice) are reported under the last rule, the id.
+  const rule = RULES[Math.abs(firstDifference(keys[0], keys[1]) || RULES.length) - 1];
   return {
     ...group,
     assets,

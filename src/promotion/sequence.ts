@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { encodeNumber, escapeRegExp } from "./_names.ts";
+import { encodeNumber } from "./_names.ts";
 
 /** The numbers a sequence matcher read from one file stem. */
 export interface SequenceMatch {
@@ -55,24 +55,39 @@ interface NumberForm {
 const KEYWORD = /^sequence(?::(.*))?$/i;
 const ONE_NUMBER = /^(\D*)(\d+)(\D*)$/;
 
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** Whether `text` holds `part` at `at`, ignoring case; `part` is already lower-case. */
+function holdsAt(text: string, at: number, part: string): boolean {
+  return part === "" ||
+    (at >= 0 && text.slice(at, at + part.length).toLowerCase() === part);
+}
+
 function compileMatcher(label: string, form: NumberForm): SequenceMatcher {
-  const count = form.digits === undefined ? "+" : `{${form.digits}}`;
-  // The look-arounds make every number a whole digit run: never the tail or head of a longer one.
-  const pattern = new RegExp(
-    `${escapeRegExp(form.prefix)}(?<!\\d)(\\d${count})(?!\\d)${escapeRegExp(form.suffix)}`,
-    "gi",
-  );
+  const prefix = form.prefix.toLowerCase();
+  const suffix = form.suffix.toLowerCase();
   return {
     label,
     match(stem) {
-      const numbers: string[] = [];
+      // A hand-written scan over whole digit runs: cheaper than a look-behind regex at 200 000
+      // names, and a run is never split, so a date or time stamp is read whole or not at all.
+      let numbers: string[] | undefined;
       let key = "";
-      pattern.lastIndex = 0;
-      for (let found = pattern.exec(stem); found !== null; found = pattern.exec(stem)) {
-        numbers.push(found[1]);
-        key += encodeNumber(found[1]);
+      let end = 0;
+      for (let start = 0; start < stem.length; start = end + 1) {
+        while (start < stem.length && !isDigit(stem.charCodeAt(start))) start++;
+        end = start;
+        while (end < stem.length && isDigit(stem.charCodeAt(end))) end++;
+        if (end === start) break;
+        if (form.digits !== undefined && end - start !== form.digits) continue;
+        if (!holdsAt(stem, start - prefix.length, prefix) || !holdsAt(stem, end, suffix)) continue;
+        const digits = stem.slice(start, end);
+        (numbers ??= []).push(digits);
+        key += encodeNumber(digits);
       }
-      return numbers.length === 0 ? undefined : { key, numbers };
+      return numbers === undefined ? undefined : { key, numbers };
     },
   };
 }
