@@ -12,6 +12,7 @@
  */
 import { parseArgs, parseEnv } from "node:util";
 import { z } from "zod";
+import { parseCriteria } from "./grouping/criteria.ts";
 
 /** The exact text RESET_STACKS requires in CONFIRM_RESET_STACK. */
 export const RESET_CONFIRMATION =
@@ -62,17 +63,8 @@ const positiveInteger = z.string().transform((raw, ctx) => {
 });
 
 const httpUrl = z.string().transform((raw, ctx) => {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    ctx.addIssue({
-      code: "custom",
-      message: "must be an http(s) URL such as http://immich:2283/api",
-    });
-    return z.NEVER;
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
+  const url = URL.parse(raw.trim());
+  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
     ctx.addIssue({
       code: "custom",
       message: "must be an http(s) URL such as http://immich:2283/api",
@@ -107,11 +99,23 @@ const isoDate = z.string().transform((raw, ctx) => {
   return new Date(text).toISOString();
 });
 
+/** Prefix of every CRITERIA error, from SPEC; {@linkcode parseCriteria} already starts with it. */
+const CRITERIA_PREFIX = "Invalid grouping criteria: ";
+
+/**
+ * CRITERIA stays the parsed JSON, so `parseCriteria(settings.criteria)` works where it is used;
+ * it is validated here too, so a bad schema stops the run before any request.
+ */
 const criteriaJson = z.string().transform((raw, ctx) => {
   try {
-    return JSON.parse(raw) as unknown;
+    const json = JSON.parse(raw) as unknown;
+    parseCriteria(json);
+    return json;
   } catch (error) {
-    ctx.addIssue({ code: "custom", message: (error as Error).message });
+    ctx.addIssue({
+      code: "custom",
+      message: (error as Error).message.replace(CRITERIA_PREFIX, ""),
+    });
     return z.NEVER;
   }
 });
@@ -439,7 +443,7 @@ export function loadSettings(options: LoadSettingsOptions): Command {
     const result = declaration.schema.safeParse(text);
     if (!result.success) {
       const problem = result.error.issues[0]?.message ?? "invalid value";
-      if (key === "criteria") throw new ConfigError(`Invalid grouping criteria: ${problem}`);
+      if (key === "criteria") throw new ConfigError(`${CRITERIA_PREFIX}${problem}`);
       const shown = declaration.secret ? "" : `: current value is ${JSON.stringify(text)}`;
       throw new ConfigError(`Invalid ${describe(key)}: ${problem}${shown}`);
     }
@@ -532,7 +536,21 @@ function validate(
   return { ...rest, apiUrl: raw.apiUrl, apiKeys };
 }
 
-/** The `--help` text, generated from {@linkcode SETTINGS}. */
+/**
+ * The `--help` text, generated from {@linkcode SETTINGS}: every flag with its environment
+ * variable, help and default.
+ *
+ * @returns The text `--help` prints.
+ *
+ * @example Usage
+ * ```ts
+ * import { helpText } from "./config.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(helpText().includes("      RUN_MODE: "));
+ * assert.ok(helpText().includes("  --dry-run, --no-dry-run"));
+ * ```
+ */
 export function helpText(): string {
   const lines = [
     "stacksync: keep Immich stacks in line with grouping rules",
@@ -596,7 +614,27 @@ export function settingsTable(): string {
   ].join("\n");
 }
 
-/** The effective settings as one record for the start-up log line; secrets never appear. */
+/**
+ * The effective settings as one record for the start-up log line; API keys are only counted.
+ *
+ * @param settings The validated settings.
+ * @returns Every setting by name, with `apiKeys` replaced by their number.
+ *
+ * @example Usage
+ * ```ts
+ * import { describeSettings, loadSettings } from "./config.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const command = loadSettings({
+ *   args: [],
+ *   env: { API_URL: "http://immich:2283/api", API_KEY: "key-1,key-2" },
+ *   version: "1.0.0",
+ *   readTextFile: () => undefined,
+ * });
+ * assert.equal(command.kind, "run");
+ * if (command.kind === "run") assert.equal(describeSettings(command.settings).apiKeys, "2 keys");
+ * ```
+ */
 export function describeSettings(settings: Settings): Record<string, unknown> {
   const { apiKeys, ...rest } = settings;
   return { ...rest, apiKeys: `${apiKeys.length} key${apiKeys.length === 1 ? "" : "s"}` };

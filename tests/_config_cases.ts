@@ -4,7 +4,9 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { RESET_CONFIRMATION } from "../src/config.ts";
+import { parseCriteria } from "../src/grouping/criteria.ts";
 
 /** One invalid configuration. */
 export interface InvalidCase {
@@ -20,6 +22,17 @@ export interface InvalidCase {
   readonly bare?: boolean;
   /** The exact message; the CLI prints it as `error: <message>`. */
   readonly message: string;
+}
+
+/** The grouping module's own message for invalid criteria; the CLI must pass it on as is. */
+function criteriaError(criteria: unknown): string {
+  try {
+    parseCriteria(criteria);
+  } catch (error) {
+    assert.ok((error as Error).message.startsWith("Invalid grouping criteria: "));
+    return (error as Error).message;
+  }
+  throw new Error(`Cannot build the CRITERIA case: ${JSON.stringify(criteria)} is valid`);
 }
 
 /** A minimal valid environment. */
@@ -148,6 +161,13 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     message: "Invalid grouping criteria: Expected property name or '}' in JSON at position 1 " +
       "(line 1 column 2)",
   },
+  ...[[], { mode: "advanced", expression: { operator: "NOT", children: [] } }].map(
+    (criteria): InvalidCase => ({
+      name: `CRITERIA that is JSON but not criteria: ${JSON.stringify(criteria)}`,
+      env: { CRITERIA: JSON.stringify(criteria) },
+      message: criteriaError(criteria),
+    }),
+  ),
   ...["yesterday", "2024-02-30", "2024-13-01", "31/01/2024", "2024-01-31T25:00:00Z"].map(
     (value): InvalidCase => ({
       name: `FILTER_TAKEN_AFTER ${value}`,
