@@ -1,0 +1,281 @@
+import assert from "node:assert/strict";
+import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
+import { applyPlan, type StackWriter } from "../src/reconcile/apply.ts";
+import { type PlanGroup, type PlanOptions, planStacks } from "../src/reconcile/plan.ts";
+import type { Outcome, Plan, Stack } from "../src/model.ts";
+
+const REPLACE: PlanOptions = {
+  replaceStacks: true,
+  removeSingleAssetStacks: true,
+  resetStacks: false,
+};
+
+function group(...ids: string[]): PlanGroup {
+  return { key: ids.join("+"), assets: ids.map((id) => ({ id, originalFileName: `${id}.jpg` })) };
+}
+
+function stack(id: string, ...assetIds: string[]): Stack {
+  return { id, primaryAssetId: assetIds[0], assetIds };
+}
+
+/** A plan with one action of every kind: delete, replace, update-primary, grow, create. */
+function everyKindPlan(): Plan {
+  return planStacks(
+    [stack("s1", "solo"), stack("s2", "a", "b", "z"), stack("s3", "d", "c"), stack("s4", "e", "f")],
+    [group("a", "b"), group("c", "d"), group("e", "f", "g"), group("h", "i")],
+    REPLACE,
+  );
+}
+
+/** A writer that records every call and fails the calls named in `failing`. */
+function fakeWriter(failing: ReadonlySet<string> = new Set(), onCall?: (call: string) => void) {
+  const calls: string[] = [];
+  let n = 0;
+  const answer = <T>(call: string, value: T): Promise<T> => {
+    calls.push(call);
+    onCall?.(call);
+    return failing.has(call)
+      ? Promise.reject(new Error(`Server said no to ${call}`))
+      : Promise.resolve(value);
+  };
+  const writer: StackWriter = {
+    createStack: (assetIds) =>
+      answer(`create ${assetIds}`, { id: `new${n + 1}` }).then((s) => (n++, s)),
+    updateStackPrimary: (stackId, primaryAssetId) =>
+      answer(`update ${stackId} ${primaryAssetId}`, undefined),
+    deleteStack: (stackId) => answer(`delete ${stackId}`, undefined),
+  };
+  return { writer, calls };
+}
+
+/** Runs `fn` with LogTape writing into a buffer; returns `level message` lines and records. */
+async function captureLogs(
+  fn: () => Promise<unknown>,
+): Promise<{ lines: string[]; records: LogRecord[] }> {
+  const records: LogRecord[] = [];
+  await configure({
+    sinks: { buffer: (record) => records.push(record) },
+    loggers: [
+      { category: ["stacksync"], lowestLevel: "debug", sinks: ["buffer"] },
+      { category: ["logtape", "meta"], lowestLevel: "warning", sinks: [] },
+    ],
+  });
+  try {
+    await fn();
+  } finally {
+    await reset();
+  }
+  return { lines: records.map((r) => `${r.level} ${r.message.join("")}`), records };
+}
+
+function statuses(outcomes: readonly Outcome[]): string[] {
+  return outcomes.map((outcome) => {
+    const what = `${outcome.action.kind} ${outcome.status}`;
+    if (outcome.status === "failed") return `${what}: ${outcome.error}`;
+    if (outcome.status === "skipped") return `${what} (${outcome.because})`;
+    return outcome.stackId === undefined ? what : `${what} -> ${outcome.stackId}`;
+  });
+}
+
+Deno.test("applyPlan() runs every deletion before any write that lists assets", async () => {
+  const { writer, calls } = fakeWriter();
+  const outcomes = await applyPlan(everyKindPlan(), writer, { dryRun: false });
+  assert.deepEqual(calls, [
+    "delete s1",
+    "delete s2",
+    "create a,b",
+    "update s3 c",
+    "create e,f,g",
+    "create h,i",
+  ]);
+  assert.deepEqual(statuses(outcomes), [
+    "delete ok",
+    "replace ok -> new1",
+    "update-primary ok",
+    "grow ok -> new2",
+    "create ok -> new3",
+  ]);
+});
+
+Deno.test("applyPlan() logs each write with the SPEC message and its context", async () => {
+  const { writer } = fakeWriter();
+  const { lines, records } = await captureLogs(() =>
+    applyPlan(everyKindPlan(), writer, { dryRun: false })
+  );
+  assert.deepEqual(lines, [
+    "info Deleted stack s1",
+    "info Deleted stack s2 - replacing child stack with new one",
+    "debug Created stack new1 replacing s2",
+    "info Updated stack s3",
+    "info Updated stack s4",
+    "info Success! Stack created",
+  ]);
+  assert.deepEqual(records[3].properties, {
+    stackID: "s3",
+    assetID: "c",
+    filename: "c.jpg",
+    reason: "primary-changed",
+    assets: 2,
+  });
+  assert.deepEqual(records[5].properties, {
+    stackID: "new3",
+    assetID: "h",
+    filename: "h.jpg",
+    reason: "new-group",
+    assets: 2,
+  });
+  assert.equal(records[4].properties.newStackID, "new2");
+});
+
+Deno.test("applyPlan() in a dry run logs the dry-run lines and calls no writer method", async () => {
+  const { writer, calls } = fakeWriter();
+  let outcomes: Outcome[] = [];
+  const { lines } = await captureLogs(async () => {
+    outcomes = await applyPlan(everyKindPlan(), writer, { dryRun: true });
+  });
+  assert.deepEqual(calls, []);
+  assert.deepEqual(lines, [
+    "info [DRY RUN] Would delete stack s1",
+    "info [DRY RUN] Would replace stack s2",
+    "info [DRY RUN] Would update stack s3",
+    "info [DRY RUN] Would update stack s4",
+    "info [DRY RUN] Would create stack with 2 assets",
+  ]);
+  assert.ok(
+    outcomes.every((outcome) => outcome.status === "skipped" && outcome.because === "dry-run"),
+  );
+});
+
+Deno.test("applyPlan() logs a failed action with its context and carries on", async () => {
+  const { writer, calls } = fakeWriter(new Set(["update s3 c", "create h,i"]));
+  let outcomes: Outcome[] = [];
+  const { lines, records } = await captureLogs(async () => {
+    outcomes = await applyPlan(everyKindPlan(), writer, { dryRun: false });
+  });
+  assert.equal(calls.length, 6);
+  assert.deepEqual(statuses(outcomes), [
+    "delete ok",
+    "replace ok -> new1",
+    "update-primary failed: Failed to update stack s3: Server said no to update s3 c",
+    "grow ok -> new2",
+    "create failed: Failed to create stack: Server said no to create h,i",
+  ]);
+  assert.ok(lines.includes("error Failed to update stack s3"));
+  assert.ok(lines.includes("error Failed to create stack"));
+  const failure = records.find((r) => r.message.join("") === "Failed to create stack");
+  assert.deepEqual(failure?.properties, {
+    stackID: undefined,
+    assetID: "h",
+    filename: "h.jpg",
+    reason: "new-group",
+    assets: 2,
+    error: "Server said no to create h,i",
+  });
+});
+
+Deno.test("applyPlan() does not create a replacement when its deletion failed", async (t) => {
+  await t.step("the replace's own deletion", async () => {
+    const plan = planStacks([stack("s1", "a", "z"), stack("s2", "b")], [group("a", "b")], REPLACE);
+    // s2 is a 1-asset stack deleted on its own first; s1 is the replace's
+    const { writer, calls } = fakeWriter(new Set(["delete s1"]));
+    const outcomes = await applyPlan(plan, writer, { dryRun: false });
+    assert.deepEqual(calls, ["delete s2", "delete s1"]);
+    assert.deepEqual(statuses(outcomes), [
+      "delete ok",
+      "replace failed: Failed to delete stack s1: Server said no to delete s1",
+    ]);
+  });
+  await t.step("stops at the first failed deletion of a replace", async () => {
+    const plan = planStacks(
+      [stack("s1", "a", "z"), stack("s2", "b", "y")],
+      [group("a", "b")],
+      REPLACE,
+    );
+    const { writer, calls } = fakeWriter(new Set(["delete s1"]));
+    const outcomes = await applyPlan(plan, writer, { dryRun: false });
+    assert.deepEqual(calls, ["delete s1"]);
+    assert.equal(outcomes[0].status, "failed");
+  });
+  await t.step("a stack another replace failed to delete", async () => {
+    const plan = planStacks(
+      [stack("s1", "a", "b", "c", "d")],
+      [group("a", "b"), group("c", "d")],
+      REPLACE,
+    );
+    const { writer, calls } = fakeWriter(new Set(["delete s1"]));
+    const outcomes = await applyPlan(plan, writer, { dryRun: false });
+    assert.deepEqual(calls, ["delete s1"]);
+    assert.deepEqual(statuses(outcomes), [
+      "replace failed: Failed to delete stack s1: Server said no to delete s1",
+      "replace skipped (deletion-failed)",
+    ]);
+  });
+});
+
+Deno.test("applyPlan() stops before the next write once the signal aborts", async (t) => {
+  await t.step("during the deletions", async () => {
+    const controller = new AbortController();
+    // The write in flight when the signal comes finishes; nothing after it starts.
+    const { writer, calls } = fakeWriter(new Set(), (call) => {
+      if (call === "delete s1") controller.abort();
+    });
+    const outcomes = await applyPlan(everyKindPlan(), writer, {
+      dryRun: false,
+      signal: controller.signal,
+    });
+    assert.deepEqual(calls, ["delete s1"]);
+    assert.deepEqual(statuses(outcomes), [
+      "delete ok",
+      "replace skipped (aborted)",
+      "update-primary skipped (aborted)",
+      "grow skipped (aborted)",
+      "create skipped (aborted)",
+    ]);
+  });
+  await t.step("between a replace's deletion and its creation", async () => {
+    const controller = new AbortController();
+    const { writer, calls } = fakeWriter(new Set(), (call) => {
+      if (call === "delete s2") controller.abort();
+    });
+    let outcomes: Outcome[] = [];
+    const { lines } = await captureLogs(async () => {
+      outcomes = await applyPlan(everyKindPlan(), writer, {
+        dryRun: false,
+        signal: controller.signal,
+      });
+    });
+    assert.deepEqual(calls, ["delete s1", "delete s2"]);
+    assert.deepEqual(statuses(outcomes).slice(0, 2), ["delete ok", "replace skipped (aborted)"]);
+    assert.ok(
+      lines.includes(
+        "warning Stopped before creating the stack that replaces s2; the next run creates it",
+      ),
+    );
+  });
+  await t.step("an aborted signal before the start sends nothing", async () => {
+    const { writer, calls } = fakeWriter();
+    const outcomes = await applyPlan(everyKindPlan(), writer, {
+      dryRun: false,
+      signal: AbortSignal.abort(),
+    });
+    assert.deepEqual(calls, []);
+    assert.ok(
+      outcomes.every((outcome) => outcome.status === "skipped" && outcome.because === "aborted"),
+    );
+  });
+});
+
+Deno.test("applyPlan() uses the logger it is given", async () => {
+  const { writer } = fakeWriter();
+  const plan = planStacks([], [group("a", "b")], REPLACE);
+  const { records } = await captureLogs(async () => {
+    await applyPlan(plan, writer, {
+      dryRun: false,
+      logger: getLogger(["stacksync", "run"]).with({ user: "ann" }),
+    });
+  });
+  assert.deepEqual(records.map((r) => [r.category.join("."), r.properties.user]), [[
+    "stacksync.run",
+    "ann",
+  ]]);
+});
