@@ -127,9 +127,10 @@ const rawCriterion = z
   .strictObject({
     key: z.enum([...TEXT_KEYS, ...TIME_KEYS, ...BOOLEAN_KEYS], {
       error: (issue) =>
-        `unknown key ${JSON.stringify(issue.input)}, expected one of ${
-          [...TEXT_KEYS, ...TIME_KEYS, ...BOOLEAN_KEYS].join(", ")
-        }`,
+        `${
+          issue.input === undefined ? "missing" : `unknown key ${JSON.stringify(issue.input)}`
+        }, ` +
+        `expected one of ${[...TEXT_KEYS, ...TIME_KEYS, ...BOOLEAN_KEYS].join(", ")}`,
     }),
     split: rawSplit.optional(),
     regex: rawRegex.optional(),
@@ -154,7 +155,8 @@ const rawCriterion = z
       return;
     }
     const groups = captureGroupCount(pattern);
-    const tooHigh = (index: number) => `pattern has only ${groups} capture groups, not ${index}`;
+    const tooHigh = (index: number) =>
+      `pattern has only ${groups} capture group${groups === 1 ? "" : "s"}, not ${index}`;
     if (regex.index > groups) problem(["regex", "index"], tooHigh(regex.index));
     if (regex.promote_index !== undefined && regex.promote_index > groups) {
       problem(["regex", "promote_index"], tooHigh(regex.promote_index));
