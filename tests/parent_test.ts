@@ -582,6 +582,14 @@ const CASES: readonly Case[] = [
     rule: "extension",
   },
   {
+    name: "a size that is not a finite number counts as unknown",
+    options: { filenamePromote: ["biggestSize"] },
+    assets: [asset("a1.jpg", { size: NaN }), asset("a2.jpg", { size: 5 })],
+    order: ["a2.jpg", "a1.jpg"],
+    rule: "size",
+    detail: "biggest size 5 bytes before unknown size",
+  },
+  {
     name: "the first listed size keyword wins",
     options: { filenamePromote: ["smallestSize", "biggestSize"] },
     assets: [asset("a.jpg", { size: 9 }), asset("b.jpg", { size: 1 })],

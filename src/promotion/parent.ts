@@ -210,7 +210,7 @@ const RULES: readonly {
     compare: (a, b) => compare(a.size, b.size),
     explain: (p, r, options) =>
       `${options.sizeLabel} ${p.asset.fileSizeInByte} bytes before ${
-        r.asset.fileSizeInByte === undefined ? "unknown size" : `${r.asset.fileSizeInByte} bytes`
+        r.size === Infinity ? "unknown size" : `${r.asset.fileSizeInByte} bytes`
       }`,
   },
   {
@@ -221,6 +221,8 @@ const RULES: readonly {
   },
   {
     rule: "time",
+    // Parsed here rather than in the key: only names that tie reach this rule, so most assets
+    // never pay for a parse.
     compare: (a, b) =>
       a.asset.localDateTime === b.asset.localDateTime
         ? 0
@@ -392,7 +394,9 @@ function keyOf(asset: Asset, options: CompiledOptions): AssetKey {
     numberText,
     extension: { position: extensionPosition, label: extension },
     builtin: builtin === -1 ? BUILTIN_EXTENSIONS.length : builtin,
-    size: options.sizeSign === 0 || size === undefined ? Infinity : size * options.sizeSign,
+    size: options.sizeSign === 0 || size === undefined || !Number.isFinite(size)
+      ? Infinity
+      : size * options.sizeSign,
     lowerName,
   };
 }
