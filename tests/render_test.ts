@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { type PlanGroup, type PlanOptions, planStacks } from "../src/reconcile/plan.ts";
+import { renderPlan, writeMessage } from "../src/reconcile/render.ts";
+import type { Stack } from "../src/model.ts";
+
+const OFF: PlanOptions = {
+  replaceStacks: false,
+  removeSingleAssetStacks: false,
+  resetStacks: false,
+};
+
+function group(...ids: string[]): PlanGroup {
+  return { key: ids.join("+"), assets: ids.map((id) => ({ id, originalFileName: `${id}.jpg` })) };
+}
+
+function stack(id: string, ...assetIds: string[]): Stack {
+  return { id, primaryAssetId: assetIds[0], assetIds };
+}
+
+Deno.test("renderPlan() renders one line and one note per action and a Plan line", () => {
+  const plan = planStacks(
+    [
+      stack("s1", "solo"),
+      stack("s2", "a", "b", "z"),
+      stack("s3", "d", "c"),
+      stack("s4", "e", "f"),
+      stack("s6", "k", "l"),
+    ],
+    [
+      group("a", "b"),
+      group("c", "d"),
+      group("e", "f", "g"),
+      group("h", "i", "j1", "j2", "j3", "j4", "j5"),
+      group("k", "l"),
+    ],
+    {
+      replaceStacks: true,
+      removeSingleAssetStacks: true,
+      resetStacks: false,
+      fileNames: new Map([["z", "IMG_9.heic"], ["solo", "IMG_0004.jpg"]]),
+    },
+  );
+  assert.equal(
+    renderPlan(plan).join("\n"),
+    `[DRY RUN] Would delete stack s1
+  # single-asset-stack: IMG_0004.jpg (parent)
+[DRY RUN] Would replace stack s2
+  # member-outside-group: new stack a.jpg (parent), b.jpg; leaves IMG_9.heic unstacked
+[DRY RUN] Would update stack s3
+  # primary-changed: c.jpg replaces d.jpg as parent
+[DRY RUN] Would update stack s4
+  # group-grew: adds g.jpg to e.jpg (parent), f.jpg, g.jpg
+[DRY RUN] Would create stack with 7 assets
+  # new-group: h.jpg (parent), i.jpg, j1.jpg, j2.jpg, j3.jpg, and 2 more
+Plan: 1 to create, 1 to grow, 1 to update, 1 to replace, 1 to delete; 1 stack in sync`,
+  );
+});
+
+Deno.test("renderPlan() names every stack a replace spans and where removed assets go", () => {
+  const plan = planStacks(
+    [stack("s1", "a", "x"), stack("s2", "b", "c", "y")],
+    [group("a", "b"), group("x", "y")],
+    { ...OFF, replaceStacks: true },
+  );
+  assert.equal(
+    renderPlan(plan, { maxNames: 1 }).join("\n"),
+    `[DRY RUN] Would replace stack s1, s2
+  # group-spans-stacks: new stack a.jpg (parent), and 1 more; leaves c unstacked; moves x.jpg, and 1 more to another group
+[DRY RUN] Would replace stack s1, s2
+  # group-spans-stacks: new stack x.jpg (parent), and 1 more; leaves c unstacked; moves a.jpg, and 1 more to another group
+Plan: 0 to create, 0 to grow, 0 to update, 2 to replace, 0 to delete; 0 stacks in sync`,
+  );
+});
+
+Deno.test("renderPlan() lists conflicts left alone and says when nothing changes", () => {
+  const plan = planStacks(
+    [stack("s2", "a", "b", "z"), stack("s3", "c", "d"), stack("s6", "k", "l")],
+    [group("a", "b"), group("c", "d"), group("k", "l")],
+    OFF,
+  );
+  assert.equal(
+    renderPlan(plan).join("\n"),
+    `Needs replace: stack s2
+  # member-outside-group: group a.jpg (parent), b.jpg; set REPLACE_STACKS=true to replace
+No changes: 2 stacks in sync, 1 needs replace`,
+  );
+});
+
+Deno.test("renderPlan() says an empty plan has no changes", () => {
+  assert.deepEqual(renderPlan({ actions: [], inSync: [], needsReplace: [] }), [
+    "No changes: 0 stacks in sync",
+  ]);
+});
+
+Deno.test("writeMessage() gives the SPEC message of every kind, real and dry", async (t) => {
+  const plan = planStacks(
+    [stack("s1", "solo"), stack("s2", "a", "z"), stack("s3", "d", "c"), stack("s4", "e", "f")],
+    [group("a", "b"), group("c", "d"), group("e", "f", "g"), group("h", "i", "j")],
+    { replaceStacks: true, removeSingleAssetStacks: true, resetStacks: false },
+  );
+  const expected = [
+    ["Deleted stack s1", "[DRY RUN] Would delete stack s1"],
+    ["Deleted stack s2 - replacing child stack with new one", "[DRY RUN] Would replace stack s2"],
+    ["Updated stack s3", "[DRY RUN] Would update stack s3"],
+    ["Updated stack s4", "[DRY RUN] Would update stack s4"],
+    ["Success! Stack created", "[DRY RUN] Would create stack with 3 assets"],
+  ];
+  assert.equal(plan.actions.length, expected.length);
+  for (const [i, action] of plan.actions.entries()) {
+    await t.step(action.kind, () => {
+      assert.deepEqual(
+        [writeMessage(action, { dryRun: false }), writeMessage(action, { dryRun: true })],
+        expected[i],
+      );
+    });
+  }
+  await t.step("replace names the stack it is given", () => {
+    assert.equal(
+      writeMessage(plan.actions[1], { dryRun: false, stackId: "s9" }),
+      "Deleted stack s9 - replacing child stack with new one",
+    );
+  });
+});
