@@ -70,6 +70,8 @@ export function listenHttp(port: number, handler: RawHandler): RawServer {
   const acceptLoop = (async () => {
     try {
       for await (const conn of listener) {
+        // Small answers written in pieces would otherwise wait out delayed ACKs (~40 ms each).
+        conn.setNoDelay(true);
         conns.add(conn);
         const task = serveConnection(conn, handler).finally(() => {
           conns.delete(conn);
@@ -256,12 +258,13 @@ async function writeResponse(
     await writeAll(conn, concat(encoder.encode(head + "\r\n"), bytes));
     return;
   }
-  await writeAll(conn, encoder.encode(head + "transfer-encoding: chunked\r\n\r\n"));
+  let pending = encoder.encode(head + "transfer-encoding: chunked\r\n\r\n");
   for await (const chunk of body) {
     if (chunk === "") continue;
     const bytes = encoder.encode(chunk);
-    await writeAll(conn, concat(encoder.encode(`${bytes.length.toString(16)}\r\n`), bytes));
-    await writeAll(conn, encoder.encode("\r\n"));
+    const framed = concat(encoder.encode(`${bytes.length.toString(16)}\r\n`), bytes);
+    await writeAll(conn, concat(pending, framed));
+    pending = encoder.encode("\r\n");
   }
-  await writeAll(conn, encoder.encode("0\r\n\r\n"));
+  await writeAll(conn, concat(pending, encoder.encode("0\r\n\r\n")));
 }
