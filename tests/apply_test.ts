@@ -279,3 +279,21 @@ Deno.test("applyPlan() uses the logger it is given", async () => {
     "ann",
   ]]);
 });
+
+Deno.test("applyPlan() logs in-sync stacks at debug and conflicts left alone at info", async () => {
+  const plan = planStacks(
+    [stack("s1", "a", "b"), stack("s2", "c", "d", "z")],
+    [group("a", "b"), group("c", "d")],
+    { replaceStacks: false, removeSingleAssetStacks: false, resetStacks: false },
+  );
+  const { writer, calls } = fakeWriter();
+  for (const dryRun of [false, true]) {
+    const { lines, records } = await captureLogs(() => applyPlan(plan, writer, { dryRun }));
+    assert.deepEqual(lines, [
+      "debug Stack s1 is in sync",
+      "info Left stack s2 as it is: set REPLACE_STACKS=true to replace it",
+    ]);
+    assert.equal(records[1].properties.reason, "member-outside-group");
+  }
+  assert.deepEqual(calls, []);
+});

@@ -15,7 +15,7 @@ export interface StackWriter {
   /** `POST /stacks`: the first id becomes the primary. Resolves to the new stack. */
   createStack(assetIds: readonly string[]): Promise<{ id: string }>;
   /** `PUT /stacks/{id}` with a new primary that is already a member. */
-  updateStackPrimary(stackId: string, primaryAssetId: string): Promise<void>;
+  updateStackPrimary(stackId: string, primaryAssetId: string): Promise<unknown>;
   /** `DELETE /stacks/{id}`: the assets stay, unstacked. */
   deleteStack(stackId: string): Promise<void>;
 }
@@ -43,6 +43,7 @@ export interface ApplyOptions {
  * (the creations of the replaces, primary updates, grows and creates), each phase in plan
  * order.
  *
+ * Stacks already in sync are logged at debug, conflicts left alone (no REPLACE_STACKS) at info.
  * A `replace` stops at its first failed deletion and does not create its group; a replace
  * that needs a stack another replace failed to delete is skipped (`deletion-failed`). A dry
  * run logs what it would do, calls nothing and records every action as skipped (`dry-run`).
@@ -78,6 +79,7 @@ export async function applyPlan(
   options: ApplyOptions,
 ): Promise<Outcome[]> {
   const logger = options.logger ?? getLogger(["stacksync", "reconcile"]);
+  logLeftAlone(plan, logger);
   if (options.dryRun) {
     for (const action of plan.actions) logDryRun(action, logger);
     return plan.actions.map((action) => ({ action, status: "skipped", because: "dry-run" }));
@@ -153,6 +155,23 @@ function ownStacks(action: Action): string | undefined {
       return action.stackIds.join(",");
     default:
       return action.stackId;
+  }
+}
+
+/** What the plan leaves as it is: in-sync stacks at debug, conflicts at info. */
+function logLeftAlone(plan: Plan, logger: Logger): void {
+  for (const entry of plan.inSync) {
+    logger.debug(`Stack ${entry.stackId} is in sync`, { stackID: entry.stackId });
+  }
+  for (const entry of plan.needsReplace) {
+    const stackIds = entry.stackIds.join(", ");
+    logger.info(`Left stack ${stackIds} as it is: set REPLACE_STACKS=true to replace it`, {
+      stackID: entry.stackIds.join(","),
+      assetID: entry.assetIds[0],
+      filename: entry.context.assets[0]?.originalFileName,
+      reason: entry.reason,
+      assets: entry.assetIds.length,
+    });
   }
 }
 
