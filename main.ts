@@ -7,6 +7,7 @@
 import { getLogger } from "@logtape/logtape";
 import { type Command, ConfigError, describeSettings, loadSettings } from "./src/config.ts";
 import { setupLogging } from "./src/log.ts";
+import { passSucceeded, runCron, runPass } from "./src/run.ts";
 import denoJson from "./deno.json" with { type: "json" };
 
 /** Exit statuses, decided here and nowhere else. */
@@ -35,12 +36,30 @@ async function main(args: string[]): Promise<number> {
     file: settings.logFile,
     secrets: settings.apiKeys,
   });
-  getLogger(["stacksync", "main"]).info("Starting stacksync {version}", {
+  const log = getLogger(["stacksync", "main"]);
+  log.info("Starting stacksync {version}", {
     version: denoJson.version,
     ...describeSettings(settings),
   });
-  // run integration: src/run.ts (call run(settings) here and map its outcome to EXIT)
-  return EXIT.ok;
+  const shutdown = new AbortController();
+  const onSignal = () => {
+    if (shutdown.signal.aborted) Deno.exit(EXIT.failed); // a second signal does not wait
+    log.info("Received shutdown signal");
+    shutdown.abort(new Error("Received shutdown signal"));
+  };
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  for (const signal of signals) Deno.addSignalListener(signal, onSignal);
+  try {
+    if (settings.runMode === "cron") {
+      await runCron(settings, { signal: shutdown.signal });
+      return EXIT.ok;
+    }
+    const reports = await runPass(settings, { signal: shutdown.signal });
+    const complete = reports.length === settings.apiKeys.length;
+    return complete && passSucceeded(reports) ? EXIT.ok : EXIT.failed;
+  } finally {
+    for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
+  }
 }
 
 if (import.meta.main) {

@@ -176,7 +176,25 @@ export interface HttpClient {
   close(): void;
 }
 
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Waits `ms` milliseconds; rejects with the signal's reason as soon as it aborts.
+ *
+ * @param ms How long to wait.
+ * @param signal Ends the wait early.
+ * @returns A promise that resolves after the wait.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { delay } from "./http.ts";
+ *
+ * const controller = new AbortController();
+ * const waiting = delay(60_000, controller.signal);
+ * controller.abort(new Error("stop"));
+ * await assert.rejects(waiting, { message: "stop" });
+ * ```
+ */
+export function delay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
@@ -285,7 +303,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const timeoutMs = options.timeoutMs ?? 600_000;
   const retries = options.retries ?? 3;
   const baseDelayMs = options.baseDelayMs ?? 500;
-  const sleep = options.sleep ?? defaultSleep;
+  const sleep = options.sleep ?? delay;
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
   const client = Deno.createHttpClient({ poolMaxIdlePerHost: 100, poolIdleTimeout: 90_000 });

@@ -1,0 +1,394 @@
+/**
+ * The imperative shell: one pass over every user (fetch, group, promote, plan, apply), the
+ * cron loop around it, and the summaries. Users are processed one after the other; a user
+ * whose key fails is logged (never with the key) and skipped.
+ *
+ * @module
+ */
+import { getLogger, type Logger } from "@logtape/logtape";
+import { ApiError, delay } from "./api/http.ts";
+import { createImmichClient, type ImmichClient, REQUIRED_PERMISSIONS } from "./api/immich.ts";
+import type { Settings } from "./config.ts";
+import { type Criteria, parseCriteria, promotionInputs } from "./grouping/criteria.ts";
+import { groupAssets } from "./grouping/group.ts";
+import type { Asset, Outcome, Plan, SkippedAsset } from "./model.ts";
+import { createParentOrder, needsFileSize, type PromotionOptions } from "./promotion/parent.ts";
+import { applyPlan } from "./reconcile/apply.ts";
+import { planStacks } from "./reconcile/plan.ts";
+import { renderPlan } from "./reconcile/render.ts";
+
+const logger = getLogger(["stacksync", "run"]);
+
+/** Permissions a dry run needs: it only reads. */
+const READ_PERMISSIONS: readonly string[] = ["user.read", "asset.read", "stack.read"];
+
+/** Counts of one user's pass; `failed` is the number of actions that failed. */
+export interface PassCounts {
+  readonly inSync: number;
+  readonly created: number;
+  readonly updated: number;
+  readonly replaced: number;
+  readonly deleted: number;
+  readonly needsReplace: number;
+  readonly failed: number;
+  /** Actions not carried out because of a shutdown signal or a failed deletion. */
+  readonly notDone: number;
+}
+
+/** What became of one user in one pass. */
+export interface UserReport {
+  /** The user's name, or `user <n>` (1-based key position) when it could not be fetched. */
+  readonly user: string;
+  /** `done`: every step ran (actions may still have failed); `failed`: the user was skipped. */
+  readonly status: "done" | "failed";
+  /** Why the user was skipped. */
+  readonly error?: string;
+  readonly counts: PassCounts;
+  /** Assets left out of grouping or invalid, by reason. */
+  readonly skippedAssets: Readonly<Record<string, number>>;
+}
+
+/** Options of {@linkcode runPass} and {@linkcode runCron}. */
+export interface RunOptions {
+  /** Stops the run between actions and ends the cron sleep at once. */
+  readonly signal?: AbortSignal;
+  /**
+   * Waits between cron passes; rejects when the signal aborts.
+   * @default {delay}
+   */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+const ZERO: PassCounts = {
+  inSync: 0,
+  created: 0,
+  updated: 0,
+  replaced: 0,
+  deleted: 0,
+  needsReplace: 0,
+  failed: 0,
+  notDone: 0,
+};
+
+/**
+ * Counts what a pass did from its plan and the outcomes of its actions. In a dry run the
+ * counts say what would have been done.
+ *
+ * @param plan The user's plan.
+ * @param outcomes What `applyPlan` recorded.
+ * @param dryRun Count dry-run skips as would-be changes.
+ * @returns The counts.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { countOutcomes } from "./run.ts";
+ *
+ * const action = { kind: "create", assetIds: ["a", "b"], reason: "new-group", context: { assets: [] } } as const;
+ * const plan = { actions: [action], inSync: [{ stackId: "s", groupKey: "k" }], needsReplace: [] };
+ * const counts = countOutcomes(plan, [{ action, status: "ok", stackId: "n" }], false);
+ * assert.equal(counts.created, 1);
+ * assert.equal(counts.inSync, 1);
+ * ```
+ */
+export function countOutcomes(
+  plan: Plan,
+  outcomes: readonly Outcome[],
+  dryRun: boolean,
+): PassCounts {
+  const counts = { ...ZERO, inSync: plan.inSync.length, needsReplace: plan.needsReplace.length };
+  for (const outcome of outcomes) {
+    if (outcome.status === "failed") {
+      counts.failed++;
+      continue;
+    }
+    if (outcome.status === "skipped" && !(dryRun && outcome.because === "dry-run")) {
+      counts.notDone++;
+      continue;
+    }
+    switch (outcome.action.kind) {
+      case "create":
+        counts.created++;
+        break;
+      case "grow":
+      case "update-primary":
+        counts.updated++;
+        break;
+      case "replace":
+        counts.replaced++;
+        break;
+      case "delete":
+        counts.deleted++;
+        break;
+    }
+  }
+  return counts;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * The one-line summary of a user's pass.
+ *
+ * @param report The user's report.
+ * @param dryRun Word the counts as what would be done.
+ * @returns The line.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { summaryLine } from "./run.ts";
+ *
+ * const counts = { inSync: 4, created: 2, updated: 1, replaced: 0, deleted: 0, needsReplace: 1, failed: 0, notDone: 0 };
+ * assert.equal(
+ *   summaryLine({ user: "Ann", status: "done", counts, skippedAssets: { "regex-miss": 3 } }, false),
+ *   "Summary for Ann: 2 created, 1 updated, 0 replaced, 0 deleted, 4 in sync, 1 needs replace, 0 failed, 3 assets skipped (3 regex-miss)",
+ * );
+ * ```
+ */
+export function summaryLine(report: UserReport, dryRun: boolean): string {
+  const c = report.counts;
+  const skipped = Object.entries(report.skippedAssets);
+  const skippedTotal = skipped.reduce((sum, [, n]) => sum + n, 0);
+  const reasons = skipped.length === 0
+    ? ""
+    : ` (${skipped.map(([reason, n]) => `${n} ${reason}`).join(", ")})`;
+  const verb = dryRun ? "would be " : "";
+  const parts = [
+    `${c.created} ${verb}created`,
+    `${c.updated} ${verb}updated`,
+    `${c.replaced} ${verb}replaced`,
+    `${c.deleted} ${verb}deleted`,
+    `${c.inSync} in sync`,
+    `${c.needsReplace} needs replace`,
+    `${c.failed} failed`,
+  ];
+  if (c.notDone > 0) parts.push(`${c.notDone} not done`);
+  parts.push(`${plural(skippedTotal, "asset")} skipped${reasons}`);
+  return `Summary for ${report.user}${dryRun ? " (dry run)" : ""}: ${parts.join(", ")}`;
+}
+
+/** Whether every user of a pass finished with no failed or unfinished action. */
+export function passSucceeded(reports: readonly UserReport[]): boolean {
+  return reports.every((r) =>
+    r.status === "done" && r.counts.failed === 0 && r.counts.notDone === 0
+  );
+}
+
+function promotionOptions(settings: Settings, criteria: Criteria): PromotionOptions {
+  const { regexPromotions, delimiters } = promotionInputs(criteria);
+  return {
+    filenamePromote: settings.parentFilenamePromote,
+    extPromote: settings.parentExtPromote,
+    regexPromotions,
+    // Without an originalFileName split, biggestNumber reads after the default delimiters.
+    ...(delimiters.length > 0 ? { delimiters } : {}),
+  };
+}
+
+function countSkipped(skipped: readonly SkippedAsset[], invalid: number) {
+  const counts: Record<string, number> = {};
+  if (invalid > 0) counts["invalid-data"] = invalid;
+  for (const { reason } of skipped) counts[reason] = (counts[reason] ?? 0) + 1;
+  return counts;
+}
+
+/** Everything one user's pass computes before it writes. */
+interface Prepared {
+  readonly plan: Plan;
+  readonly skippedAssets: Record<string, number>;
+}
+
+async function prepare(
+  client: ImmichClient,
+  settings: Settings,
+  criteria: Criteria,
+  userLog: Logger,
+): Promise<Prepared> {
+  const promotion = promotionOptions(settings, criteria);
+  const stacks = await client.listStacks();
+  userLog.debug("Fetched {count} stacks", { count: stacks.length });
+
+  const albumIds = settings.filterAlbumIds === undefined
+    ? undefined
+    : await client.resolveAlbumIds(settings.filterAlbumIds);
+  const assets: Asset[] = [];
+  let invalid = 0;
+  for await (
+    const page of client.searchAssets({
+      withArchived: settings.withArchived,
+      withDeleted: settings.withDeleted,
+      includeVideos: settings.includeVideos,
+      takenAfter: settings.filterTakenAfter,
+      takenBefore: settings.filterTakenBefore,
+      albumIds,
+      withFileSize: needsFileSize(promotion),
+    })
+  ) {
+    for (const asset of page.assets) assets.push(asset);
+    invalid += page.invalid.length;
+  }
+  userLog.debug("Fetched {count} assets", { count: assets.length });
+
+  const grouping = groupAssets(assets, criteria);
+  for (const { asset, reason, key, detail } of grouping.skipped) {
+    // A time that cannot be read is bad data; a criterion that does not apply is normal.
+    const level = reason === "invalid-time" ? "warn" : "debug";
+    userLog[level]("Asset left out of grouping: {reason}", {
+      assetID: asset.id,
+      filename: asset.originalFileName,
+      reason,
+      criterion: key,
+      detail,
+    });
+  }
+  if (grouping.groups.length === 0) {
+    userLog.info("No assets grouped", { assets: assets.length });
+  }
+
+  const order = createParentOrder(promotion);
+  const groups = grouping.groups.map((group) => {
+    const promoted = order.promote(group);
+    userLog.debug("Group {key}: parent {filename} chosen by {rule}", {
+      key: promoted.key,
+      filename: promoted.assets[0].originalFileName,
+      assetID: promoted.assets[0].id,
+      rule: promoted.parentRule,
+      detail: promoted.parentDetail,
+      members: promoted.assets.map((asset) => asset.originalFileName),
+    });
+    return promoted;
+  });
+
+  const plan = planStacks(stacks, groups, {
+    replaceStacks: settings.replaceStacks,
+    removeSingleAssetStacks: settings.removeSingleAssetStacks,
+    resetStacks: settings.resetStacks,
+    fileNames: namesOfStackMembers(stacks, assets),
+  });
+  return { plan, skippedAssets: countSkipped(grouping.skipped, invalid) };
+}
+
+/** File names of the stack members the user has, for messages about stacks no group holds. */
+function namesOfStackMembers(
+  stacks: readonly { assetIds: readonly string[] }[],
+  assets: readonly Asset[],
+): Map<string, string> {
+  const members = new Set<string>();
+  for (const stack of stacks) for (const id of stack.assetIds) members.add(id);
+  const names = new Map<string, string>();
+  for (const asset of assets) {
+    if (members.has(asset.id)) names.set(asset.id, asset.originalFileName);
+  }
+  return names;
+}
+
+async function processUser(
+  apiKey: string,
+  position: number,
+  settings: Settings,
+  criteria: Criteria,
+  options: RunOptions,
+): Promise<UserReport> {
+  let user = `user ${position}`;
+  const client = createImmichClient({ baseUrl: settings.apiUrl, apiKey });
+  try {
+    await client.serverVersion();
+    await client.requirePermissions(settings.dryRun ? READ_PERMISSIONS : REQUIRED_PERMISSIONS);
+    user = (await client.me()).name;
+    const userLog = logger.with({ user });
+    userLog.info("Processing user: {user}", { user });
+
+    const { plan, skippedAssets } = await prepare(client, settings, criteria, userLog);
+    const lines = renderPlan(plan);
+    for (const line of lines.slice(0, -1)) userLog.debug(line);
+    userLog.info(lines[lines.length - 1]);
+
+    const outcomes = await applyPlan(plan, client, {
+      dryRun: settings.dryRun,
+      signal: options.signal,
+      logger: getLogger(["stacksync", "reconcile"]).with({ user }),
+    });
+    const report: UserReport = {
+      user,
+      status: "done",
+      counts: countOutcomes(plan, outcomes, settings.dryRun),
+      skippedAssets,
+    };
+    const summary = summaryLine(report, settings.dryRun);
+    if (report.counts.failed > 0 || report.counts.notDone > 0) userLog.warn(summary);
+    else userLog.info(summary);
+    return report;
+  } catch (error) {
+    // API errors name endpoint, status, server message and correlation id, never the key;
+    // anything else (a bad album name, a defect) still costs only this user.
+    const message = error instanceof Error ? error.message : String(error);
+    logger.error("Skipping {user}: {error}", { user, error: message });
+    if (!(error instanceof ApiError)) logger.debug("{stack}", { stack: (error as Error).stack });
+    return {
+      user,
+      status: "failed",
+      error: message,
+      counts: ZERO,
+      skippedAssets: {},
+    };
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * Runs one pass over every user, one after the other, and logs the end-of-run summary.
+ *
+ * @param settings The validated settings.
+ * @param options The stop signal.
+ * @returns One report per user that was reached; users after a shutdown signal are not.
+ * @throws {SyntaxError} When CRITERIA is invalid (already checked at start-up).
+ */
+export async function runPass(settings: Settings, options: RunOptions = {}): Promise<UserReport[]> {
+  const criteria = parseCriteria(settings.criteria);
+  const reports: UserReport[] = [];
+  for (const [index, apiKey] of settings.apiKeys.entries()) {
+    if (options.signal?.aborted) break;
+    reports.push(await processUser(apiKey, index + 1, settings, criteria, options));
+  }
+  const failedUsers = reports.filter((r) => r.status === "failed");
+  const failedActions = reports.reduce((sum, r) => sum + r.counts.failed, 0);
+  const line = `Run finished: ${plural(reports.length, "user")} processed, ` +
+    `${plural(failedUsers.length, "user")} skipped, ${plural(failedActions, "action")} failed`;
+  const context = {
+    users: reports.length,
+    failedUsers: failedUsers.map((r) => `${r.user}: ${r.error}`),
+    failedActions,
+  };
+  if (passSucceeded(reports) && reports.length === settings.apiKeys.length) {
+    logger.info(line, context);
+  } else {
+    logger.warn(line, context);
+  }
+  return reports;
+}
+
+/**
+ * Runs a pass every `settings.cronInterval` seconds until the signal aborts; the sleep ends at
+ * once and the action in flight finishes.
+ *
+ * @param settings The validated settings (RUN_MODE=cron).
+ * @param options The stop signal and an injectable sleep.
+ */
+export async function runCron(settings: Settings, options: RunOptions = {}): Promise<void> {
+  const sleep = options.sleep ?? delay;
+  while (!options.signal?.aborted) {
+    await runPass(settings, options);
+    if (options.signal?.aborted) break;
+    logger.info("Next pass in {seconds} s", { seconds: settings.cronInterval });
+    try {
+      await sleep(settings.cronInterval * 1000, options.signal);
+    } catch (error) {
+      if (options.signal?.aborted) break;
+      throw error;
+    }
+  }
+}
