@@ -159,9 +159,16 @@ export interface RecordedRequest {
   readonly userId?: string;
 }
 
-/** A forced answer for one route. */
+/**
+ * A forced answer for one route: a status, or with `drop` a connection closed without answer.
+ * Deno's `fetch` silently resends a request whose pooled keep-alive connection was closed
+ * before any answer, so one dropped request may be seen twice here and never by the caller.
+ */
 export interface RouteFault {
-  readonly status: number;
+  /** @default {500} */
+  readonly status?: number;
+  /** Close the connection without answering instead. */
+  readonly drop?: boolean;
   /** How many requests it applies to. @default {forever} */
   readonly times?: number;
   /** @default {a status-appropriate text} */
@@ -1441,15 +1448,19 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       : undefined;
 
     const forced = routeFaultFor(request.method, path, template);
+    if (forced?.drop === true) {
+      record(0);
+      return "drop";
+    }
     if (forced !== undefined) {
-      record(forced.status);
-      const extra: [string, string][] =
-        forced.status === 429 && faults.retryAfterSeconds !== undefined
-          ? [["retry-after", String(faults.retryAfterSeconds)]]
-          : [];
+      const status = forced.status ?? 500;
+      record(status);
+      const extra: [string, string][] = status === 429 && faults.retryAfterSeconds !== undefined
+        ? [["retry-after", String(faults.retryAfterSeconds)]]
+        : [];
       return jsonResponse(
-        forced.status,
-        errorBody(forced.status, forced.message ?? defaultMessage(forced.status), id),
+        status,
+        errorBody(status, forced.message ?? defaultMessage(status), id),
         id,
         extra,
       );

@@ -570,6 +570,26 @@ Deno.test("setFaults() drops the connection without an answer", async () => {
   assert.equal((await client.call("GET", "/users/me")).status, 200);
 });
 
+Deno.test("setFaults() drops one route's connection a given number of times", async () => {
+  await using server = await startImmichServer();
+  const { user } = twoAssetUser(server);
+  const key = server.addKey(user.id);
+  // A fresh client per request: fetch silently resends a request dropped on a reused connection.
+  const get = async () => {
+    using client = Deno.createHttpClient({});
+    const response = await fetch(`${server.url}/users/me`, {
+      headers: { "x-api-key": key },
+      client,
+    });
+    await response.body?.cancel();
+    return response.status;
+  };
+  server.setFaults({ routes: { "GET /users/me": { drop: true, times: 1 } } });
+  await assert.rejects(get, TypeError);
+  assert.equal(await get(), 200);
+  assert.deepEqual(server.requests.map((r) => r.status), [0, 200]);
+});
+
 Deno.test("setFaults() draws the same faults for the same seed", async () => {
   const statuses = async (seed: number) => {
     await using server = await startImmichServer();
