@@ -13,6 +13,7 @@
 import { parseArgs, parseEnv } from "node:util";
 import { z } from "zod";
 import { parseCriteria } from "./grouping/criteria.ts";
+import { parseSequenceKeyword } from "./promotion/sequence.ts";
 
 /** The exact text RESET_STACKS requires in CONFIRM_RESET_STACK. */
 export const RESET_CONFIRMATION =
@@ -52,6 +53,20 @@ function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
 
 /** Splits a comma-separated list; items are trimmed, empty items kept (they carry meaning). */
 const list = z.string().transform((raw) => raw.split(",").map((item) => item.trim()));
+
+/** PARENT_FILENAME_PROMOTE: a list whose `sequence` forms must be well formed. */
+const promoteList = list.transform((items, ctx) => {
+  for (const item of items) {
+    try {
+      parseSequenceKeyword(item);
+    } catch (error) {
+      const problem = (error as Error).message.replace(/^Cannot use \S+ as /, "");
+      ctx.addIssue({ code: "custom", message: problem.replace(/: current value is .*$/, "") });
+      return z.NEVER;
+    }
+  }
+  return items;
+});
 
 const positiveInteger = z.string().transform((raw, ctx) => {
   const text = raw.trim();
@@ -142,6 +157,11 @@ export interface SettingDeclaration<T> {
   readonly switch?: boolean;
   /** The value is a secret: never printed, never logged. */
   readonly secret?: boolean;
+  /**
+   * How an error about this setting starts, where SPEC names the failure.
+   * @default {"Invalid <ENV> (--<flag>)"}
+   */
+  readonly errorTitle?: string;
 }
 
 /** Keeps each declaration's exact type, so {@linkcode Settings} knows defaults and value types. */
@@ -188,6 +208,7 @@ export const SETTINGS = {
     flag: "cron-interval",
     default: "86400",
     schema: positiveInteger,
+    errorTitle: `Invalid interval: CRON_INTERVAL (--cron-interval)`,
     help: "Seconds to wait between passes in cron mode",
   }),
   dryRun: declare({
@@ -252,7 +273,7 @@ export const SETTINGS = {
     env: "PARENT_FILENAME_PROMOTE",
     flag: "parent-filename-promote",
     default: "cover,edit,crop,hdr,biggestNumber",
-    schema: list,
+    schema: promoteList,
     help: "File-name fragments that make an asset the parent, first = strongest; " +
       "accepts sequence, sequence:<digits>, sequence:<prefix>, biggestNumber, biggestSize, " +
       "smallestSize",
@@ -445,7 +466,8 @@ export function loadSettings(options: LoadSettingsOptions): Command {
       const problem = result.error.issues[0]?.message ?? "invalid value";
       if (key === "criteria") throw new ConfigError(`${CRITERIA_PREFIX}${problem}`);
       const shown = declaration.secret ? "" : `: current value is ${JSON.stringify(text)}`;
-      throw new ConfigError(`Invalid ${describe(key)}: ${problem}${shown}`);
+      const title = declaration.errorTitle ?? `Invalid ${describe(key)}`;
+      throw new ConfigError(`${title}: ${problem}${shown}`);
     }
     raw[key] = result.data;
   }

@@ -84,7 +84,7 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   ...["0", "-5", "1.5", "10s", "soon"].map((value): InvalidCase => ({
     name: `CRON_INTERVAL ${value}`,
     env: { CRON_INTERVAL: value },
-    message: `Invalid CRON_INTERVAL (--cron-interval): ${CRON_PROBLEM}: ` +
+    message: `Invalid interval: CRON_INTERVAL (--cron-interval): ${CRON_PROBLEM}: ` +
       `current value is "${value}"`,
   })),
   ...["immich:2283/api", "ftp://immich/api", "not a url"].map((value): InvalidCase => ({
@@ -129,6 +129,18 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     env: { API_URL: "http://immich:2283/api" },
     args: ["--api-key-file", "missing-keys.txt"],
     message: "Cannot read API_KEY_FILE missing-keys.txt: no such file",
+  },
+  {
+    name: "PARENT_FILENAME_PROMOTE with sequence:0",
+    env: { PARENT_FILENAME_PROMOTE: "cover,sequence:0" },
+    message: "Invalid PARENT_FILENAME_PROMOTE (--parent-filename-promote): a sequence digit " +
+      'count must be at least 1: current value is "cover,sequence:0"',
+  },
+  {
+    name: "PARENT_FILENAME_PROMOTE with a prefix ending in a digit",
+    env: { PARENT_FILENAME_PROMOTE: "sequence:IMG1" },
+    message: "Invalid PARENT_FILENAME_PROMOTE (--parent-filename-promote): a sequence prefix " +
+      'must not end in a digit: current value is "sequence:IMG1"',
   },
   {
     name: "unreadable ENV_FILE",

@@ -9,6 +9,7 @@ import { helpText } from "../src/config.ts";
 import { PERMISSION_FLAGS } from "../scripts/compile.ts";
 import denoJson from "../deno.json" with { type: "json" };
 import { caseEnv, INVALID_CASES, VALID_ENV } from "./_config_cases.ts";
+import { type ImmichServer, startImmichServer } from "./immich_server.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 const VERSION = denoJson.version;
@@ -110,46 +111,69 @@ Deno.test("main.ts exits 2 with one error line for each invalid configuration", 
   await Promise.all(results.map((run) => Deno.remove(run.cwd, { recursive: true })));
 });
 
+/** A test server with one user per given key secret, each owning an unstacked RAW+JPEG pair. */
+async function serverWithUsers(...secrets: string[]): Promise<ImmichServer> {
+  const server = await startImmichServer();
+  for (const [index, secret] of secrets.entries()) {
+    const user = server.addUser({ name: `User ${index + 1}` });
+    server.addKey(user.id, { secret });
+    for (const name of ["IMG_0001.jpg", "IMG_0001.dng"]) {
+      server.addAsset(user.id, {
+        originalFileName: name,
+        localDateTime: "2024-05-01T10:00:00.000Z",
+      });
+    }
+  }
+  return server;
+}
+
 Deno.test("main.ts reads ./.env, logs one start-up line and tees it to LOG_FILE", async () => {
+  await using server = await serverWithUsers("key-a", "key-b");
   const run = await runCli({
-    files: {
-      ".env": "API_URL=http://immich:2283/api\nAPI_KEY=key-a,key-b\nLOG_FORMAT=json\n",
-    },
+    files: { ".env": `API_URL=${server.url}\nAPI_KEY=key-a,key-b\nLOG_FORMAT=json\n` },
     env: { LOG_FILE: "logs/nested/run.log", DRY_RUN: "true" },
   });
   assert.deepEqual([run.code, run.stderr], [0, ""]);
   const lines = run.stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
-  assert.equal(lines.length, 1);
+  assert.equal(lines.filter((line) => line.msg.startsWith("Starting")).length, 1);
   assert.equal(lines[0].msg, `Starting stacksync ${VERSION}`);
   assert.equal(lines[0].level, "info");
   assert.deepEqual(
     [lines[0].apiUrl, lines[0].apiKeys, lines[0].dryRun, lines[0].runMode],
-    ["http://immich:2283/api", "2 keys", true, "once"],
+    [server.url, "2 keys", true, "once"],
+  );
+  assert.deepEqual(
+    lines.filter((line) => line.msg.startsWith("Processing user")).map((line) => line.msg),
+    ["Processing user: User 1", "Processing user: User 2"],
   );
   assert.equal(await Deno.readTextFile(join(run.cwd, "logs/nested/run.log")), run.stdout);
   await Deno.remove(run.cwd, { recursive: true });
 });
 
 Deno.test("main.ts warns and carries on when LOG_FILE cannot be opened", async () => {
+  await using server = await serverWithUsers("key-a");
   const run = await runCli({
-    env: { ...VALID_ENV, LOG_FILE: "blocker/run.log" },
+    env: { ...VALID_ENV, API_URL: server.url, API_KEY: "key-a", LOG_FILE: "blocker/run.log" },
     files: { blocker: "a file, not a folder" },
   });
   assert.deepEqual([run.code, run.stderr], [0, ""]);
   const lines = run.stdout.trimEnd().split("\n");
-  assert.equal(lines.length, 2);
   assert.match(lines[0], /^time=\S+ level=warn msg="Could not open log file, using stdout only" /);
   assert.match(lines[1], /^time=\S+ level=info msg="Starting stacksync /);
+  assert.ok(lines.some((line) => line.includes('msg="Success! Stack created"')), run.stdout);
   await Deno.remove(run.cwd, { recursive: true });
 });
 
 Deno.test("main.ts writes an API key to no output, whether it comes from env, file or flag", async () => {
   const secret = "sk-9f8e7d6c5b4a";
-  const url = { API_URL: "http://immich:2283/api", LOG_FILE: "run.log", LOG_LEVEL: "trace" };
+  const wrong = "sk-wrong-0a1b2c3d";
+  await using server = await serverWithUsers(secret);
+  const url = { API_URL: server.url, LOG_FILE: "run.log", LOG_LEVEL: "trace", DRY_RUN: "true" };
   const runs: (CliRun & { code: number })[] = [
     { code: 0, env: { ...url, API_KEY: secret } },
     { code: 0, env: { ...url, API_KEY_FILE: "key" }, files: { key: `${secret}\n` } },
     { code: 0, env: { ...url, LOG_FORMAT: "json" }, args: ["--api-key", secret] },
+    { code: 1, env: { ...url, API_KEY: `${wrong},${secret}` } },
     { code: 2, env: { ...url, API_KEY: secret, RUN_MODE: "bad" } },
     { code: 2, env: { ...url, API_KEY: `${secret},,${secret}` } },
     { code: 2, env: { ...url, API_KEY_FILE: "key" }, files: { key: `${secret}\n\nx\n` } },
@@ -163,6 +187,11 @@ Deno.test("main.ts writes an API key to no output, whether it comes from env, fi
     assert.equal(result.code, runs[index].code, output);
     assert.ok(output.length > 0);
     assert.ok(!output.includes(secret), `run ${index} wrote the key: ${output}`);
+    assert.ok(!output.includes(wrong), `run ${index} wrote the wrong key: ${output}`);
     await Deno.remove(result.cwd, { recursive: true });
   }
+  // The key reached the server on the runs that went that far.
+  assert.ok(
+    server.requests.some((request) => request.path === "/users/me" && request.status === 200),
+  );
 });
