@@ -377,6 +377,13 @@ Deno.test(
       skipped: ["a regex-miss originalFileName", "b regex-miss originalFileName"],
     },
     {
+      name: "regex with an empty-string capture",
+      criteria: [{ key: "originalFileName", regex: { key: "^IMG_(\\d*)", index: 1 } }],
+      assets: [asset("a", "IMG_x.jpg"), asset("b", "IMG_y.jpg")],
+      groups: [],
+      skipped: ["a regex-miss originalFileName", "b regex-miss originalFileName"],
+    },
+    {
       name: "split index out of range",
       criteria: [{ key: "originalFileName", split: { delimiters: ["_"], index: 2 } }],
       assets: [
