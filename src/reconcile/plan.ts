@@ -22,7 +22,6 @@ import type {
   InSyncStack,
   NeedsReplace,
   Plan,
-  RemovedAsset,
   ReplaceAction,
   Stack,
 } from "../model.ts";
@@ -117,11 +116,11 @@ export function planStacks(
   groups: readonly PlanGroup[],
   options: PlanOptions,
 ): Plan {
-  const lookup = new GroupLookup(groups, options.fileNames);
   if (options.resetStacks) {
+    const labels = new Labels(groups, new Set(existing.flatMap(membersOf)), options.fileNames);
     return {
       actions: [
-        ...existing.map((stack) => deleteAction(stack, "reset", lookup)),
+        ...existing.map((stack) => deleteAction(stack, "reset", labels)),
         ...groups.map((group): CreateAction => ({
           kind: "create",
           assetIds: assetIdsOf(group),
@@ -134,18 +133,15 @@ export function planStacks(
     };
   }
 
-  const deletes: DeleteAction[] = [];
+  const singles: Stack[] = [];
   const remaining: Stack[] = [];
   for (const stack of existing) {
-    if (options.removeSingleAssetStacks && membersOf(stack).length === 1) {
-      deletes.push(deleteAction(stack, "single-asset-stack", lookup));
-    } else {
-      remaining.push(stack);
-    }
+    if (options.removeSingleAssetStacks && membersOf(stack).length === 1) singles.push(stack);
+    else remaining.push(stack);
   }
 
   const index = new StackIndex(remaining);
-  const replaces: ReplaceAction[] = [];
+  const replaces: PendingReplace[] = [];
   const updates: Action[] = [];
   const grows: Action[] = [];
   const creates: Action[] = [];
@@ -156,25 +152,26 @@ export function planStacks(
   for (const group of groups) {
     // One pass: the first touched stack, whether a second one exists, and how many of the
     // group's assets are stacked at all.
-    let stack: Stack | undefined;
+    let entry: Indexed | undefined;
     let spans = false;
     let stacked = 0;
     for (const asset of group.assets) {
-      const holder = index.stackOf(asset.id);
+      const holder = index.entryOf(asset.id);
       if (holder === undefined) continue;
       stacked++;
-      if (stack === undefined) stack = holder;
-      else if (holder !== stack) spans = true;
+      if (entry === undefined) entry = holder;
+      else if (holder !== entry) spans = true;
     }
     const context: ActionContext = { groupKey: group.key, assets: group.assets };
-    if (stack === undefined) {
+    if (entry === undefined) {
       creates.push({ kind: "create", assetIds: assetIdsOf(group), reason: "new-group", context });
       continue;
     }
+    const { stack } = entry;
     // Every member of the one touched stack is in the group: it cannot lose an asset.
-    if (!spans && stacked === index.size(stack)) {
+    if (!spans && stacked === entry.size) {
       if (stacked < group.assets.length) {
-        const added = group.assets.filter((asset) => index.stackOf(asset.id) === undefined);
+        const added = group.assets.filter((asset) => index.entryOf(asset.id) === undefined);
         grows.push({
           kind: "grow",
           stackId: stack.id,
@@ -204,18 +201,41 @@ export function planStacks(
     }
     const deleteStackIds = stackIds.filter((id) => !deletedByReplace.has(id));
     for (const id of deleteStackIds) deletedByReplace.add(id);
-    replaces.push({
+    const action = {
       kind: "replace",
       stackIds,
       deleteStackIds,
       assetIds: assetIdsOf(group),
       reason,
-      context: { ...context, removed: removedBy(group, touched, lookup) },
-    });
+      context,
+    } as const;
+    replaces.push({ action, removedIds: removedBy(group, touched) });
   }
 
+  // File names of assets outside the group at hand come from one scan of all groups, made
+  // only for the few assets that need one.
+  const labels = new Labels(
+    groups,
+    new Set([...singles.flatMap(membersOf), ...replaces.flatMap((r) => r.removedIds)]),
+    options.fileNames,
+  );
   return {
-    actions: [...deletes, ...replaces, ...updates, ...grows, ...creates],
+    actions: [
+      ...singles.map((stack) => deleteAction(stack, "single-asset-stack", labels)),
+      ...replaces.map(({ action, removedIds }): ReplaceAction => ({
+        ...action,
+        context: {
+          ...action.context,
+          removed: removedIds.map((id) => ({
+            ...labels.of(id),
+            reason: labels.isGrouped(id) ? "in-other-group" : "in-no-group",
+          })),
+        },
+      })),
+      ...updates,
+      ...grows,
+      ...creates,
+    ],
     inSync,
     needsReplace,
   };
@@ -274,46 +294,47 @@ export function hasChanges(plan: Plan): boolean {
   return plan.actions.length > 0;
 }
 
+/** A stack in the index with its number of distinct members, the primary included. */
+interface Indexed {
+  readonly stack: Stack;
+  size: number;
+}
+
 /** Stacks by member, every member included (SPEC's index rule), and stack sizes. */
 class StackIndex {
-  readonly #stackOf = new Map<string, Stack>();
-  readonly #size = new Map<Stack, number>();
+  // Keyed by asset id strings only: 50 000 stacks are indexed on every pass, and keying maps
+  // by object identity is markedly slower in V8.
+  readonly #entryOf = new Map<string, Indexed>();
 
   constructor(stacks: readonly Stack[]) {
     for (const stack of stacks) {
-      let size = 0;
-      // No per-stack allocation: 50 000 stacks are indexed on every pass.
-      const add = (assetId: string) => {
-        const holder = this.#stackOf.get(assetId);
-        if (holder === stack) return;
-        size++;
-        // Immich keeps an asset in one stack; should a listing ever repeat one, the first
-        // wins, and the other stack then has a member outside every group: left alone.
-        if (holder === undefined) this.#stackOf.set(assetId, stack);
-      };
-      add(stack.primaryAssetId);
-      for (const assetId of stack.assetIds) add(assetId);
-      this.#size.set(stack, size);
+      const entry: Indexed = { stack, size: 0 };
+      this.#add(entry, stack.primaryAssetId);
+      for (const assetId of stack.assetIds) this.#add(entry, assetId);
     }
   }
 
-  stackOf(assetId: string): Stack | undefined {
-    return this.#stackOf.get(assetId);
-  }
-
-  /** The number of distinct members, the primary included. */
-  size(stack: Stack): number {
-    return this.#size.get(stack) ?? 0;
+  entryOf(assetId: string): Indexed | undefined {
+    return this.#entryOf.get(assetId);
   }
 
   /** The distinct stacks holding any asset of the group, in the order first met. */
   touchedBy(group: PlanGroup): Stack[] {
-    const touched = new Set<Stack>();
+    const touched = new Map<string, Stack>();
     for (const asset of group.assets) {
-      const stack = this.#stackOf.get(asset.id);
-      if (stack !== undefined) touched.add(stack);
+      const stack = this.#entryOf.get(asset.id)?.stack;
+      if (stack !== undefined) touched.set(stack.id, stack);
     }
-    return [...touched];
+    return [...touched.values()];
+  }
+
+  #add(entry: Indexed, assetId: string): void {
+    const holder = this.#entryOf.get(assetId);
+    if (holder === entry) return;
+    entry.size++;
+    // Immich keeps an asset in one stack; should a listing ever repeat one, the first wins,
+    // and the other stack then has a member outside every group: it is left alone.
+    if (holder === undefined) this.#entryOf.set(assetId, entry);
   }
 }
 
@@ -326,32 +347,26 @@ function membersOf(stack: Stack): string[] {
   return [...new Set([stack.primaryAssetId, ...stack.assetIds])];
 }
 
-/** Members of the touched stacks that a replace leaves out of its group, with where they go. */
-function removedBy(
-  group: PlanGroup,
-  touched: readonly Stack[],
-  lookup: GroupLookup,
-): RemovedAsset[] {
-  const removed: RemovedAsset[] = [];
-  for (const stack of touched) {
-    for (const assetId of membersOf(stack)) {
-      const owner = lookup.groupOf(assetId);
-      if (owner === group) continue;
-      const reason = owner === undefined ? "in-no-group" : "in-other-group";
-      removed.push({ ...lookup.label(assetId), reason });
-    }
-  }
-  return removed;
+/** A replace whose display context still lacks the labels of the assets it removes. */
+interface PendingReplace {
+  readonly action: ReplaceAction;
+  readonly removedIds: readonly string[];
 }
 
-function deleteAction(stack: Stack, reason: DeleteReason, lookup: GroupLookup): DeleteAction {
+/** Members of the touched stacks that a replace leaves out of its group. */
+function removedBy(group: PlanGroup, touched: readonly Stack[]): string[] {
+  const inGroup = new Set(assetIdsOf(group));
+  return touched.flatMap(membersOf).filter((assetId) => !inGroup.has(assetId));
+}
+
+function deleteAction(stack: Stack, reason: DeleteReason, labels: Labels): DeleteAction {
   const assetIds = membersOf(stack);
   return {
     kind: "delete",
     stackId: stack.id,
     assetIds,
     reason,
-    context: { assets: assetIds.map((id) => lookup.label(id)) },
+    context: { assets: assetIds.map((id) => labels.of(id)) },
   };
 }
 
@@ -364,34 +379,33 @@ function labelIn(group: PlanGroup, assetId: string): AssetLabel | undefined {
   return group.assets.find((asset) => asset.id === assetId);
 }
 
-/**
- * Group and file name of any asset, for display. Built on first use only: most passes are
- * in sync and never need it.
- */
-class GroupLookup {
-  readonly #groups: readonly PlanGroup[];
+/** File names for display of the `wanted` assets, found in one scan of the groups. */
+class Labels {
+  readonly #grouped = new Map<string, AssetLabel>();
   readonly #fileNames: ReadonlyMap<string, string>;
-  #groupOf?: Map<string, PlanGroup>;
 
-  constructor(groups: readonly PlanGroup[], fileNames: ReadonlyMap<string, string> = new Map()) {
-    this.#groups = groups;
+  constructor(
+    groups: readonly PlanGroup[],
+    wanted: ReadonlySet<string>,
+    fileNames: ReadonlyMap<string, string> = new Map(),
+  ) {
     this.#fileNames = fileNames;
-  }
-
-  groupOf(assetId: string): PlanGroup | undefined {
-    if (this.#groupOf === undefined) {
-      this.#groupOf = new Map();
-      for (const group of this.#groups) {
-        for (const asset of group.assets) this.#groupOf.set(asset.id, group);
+    if (wanted.size === 0) return;
+    for (const group of groups) {
+      for (const asset of group.assets) {
+        if (wanted.has(asset.id)) this.#grouped.set(asset.id, asset);
       }
     }
-    return this.#groupOf.get(assetId);
   }
 
-  /** The asset's label: its group's, else the caller's file name, else the id. */
-  label(assetId: string): AssetLabel {
-    const group = this.groupOf(assetId);
-    return (group && labelIn(group, assetId)) ??
+  /** Whether a wanted asset belongs to some group. */
+  isGrouped(assetId: string): boolean {
+    return this.#grouped.has(assetId);
+  }
+
+  /** A wanted asset's label: its group's, else the caller's file name, else the id. */
+  of(assetId: string): AssetLabel {
+    return this.#grouped.get(assetId) ??
       { id: assetId, originalFileName: this.#fileNames.get(assetId) ?? assetId };
   }
 }
