@@ -4,77 +4,14 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { helpText } from "../src/config.ts";
 import { PERMISSION_FLAGS } from "../scripts/compile.ts";
 import denoJson from "../deno.json" with { type: "json" };
+import { type CliRun, mapLimited, runCli } from "./_cli.ts";
 import { caseEnv, INVALID_CASES, VALID_ENV } from "./_config_cases.ts";
 import { type ImmichServer, startImmichServer } from "./immich_server.ts";
 
-const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 const VERSION = denoJson.version;
-
-interface CliRun {
-  readonly args?: readonly string[];
-  readonly env?: Readonly<Record<string, string>>;
-  /** Files by relative path, written into the run's fresh working folder. */
-  readonly files?: Readonly<Record<string, string>>;
-}
-
-interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-  /** The run's working folder; the caller removes it. */
-  readonly cwd: string;
-}
-
-/** Only what deno itself needs from the outer environment: its cache and PATH. */
-function baseEnv(): Record<string, string> {
-  const env: Record<string, string> = { NO_COLOR: "1" };
-  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
-}
-
-async function runCli(run: CliRun): Promise<CliResult> {
-  const cwd = await Deno.makeTempDir({ prefix: "stacksync_cli_test_" });
-  for (const [path, content] of Object.entries(run.files ?? {})) {
-    await Deno.writeTextFile(join(cwd, path), content);
-  }
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", ...PERMISSION_FLAGS, MAIN, ...run.args ?? []],
-    env: { ...baseEnv(), ...run.env },
-    clearEnv: true,
-    cwd,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-    cwd,
-  };
-}
-
-/** Runs every item through `task`, at most `limit` at a time, keeping the input order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>) {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: limit }, worker));
-  return results;
-}
 
 Deno.test("deno task start uses exactly the permission flags the compile task uses", () => {
   assert.equal(denoJson.tasks.start, `deno run ${PERMISSION_FLAGS.join(" ")} main.ts`);
@@ -83,8 +20,8 @@ Deno.test("deno task start uses exactly the permission flags the compile task us
 Deno.test("main.ts answers --help and --version with status 0", async () => {
   const [help, version] = await mapLimited(
     [["--help"], ["--version"]],
-    2,
     (args) => runCli({ args, env: { RUN_MODE: "bad" } }),
+    { limit: 2 },
   );
   assert.deepEqual([help.code, help.stderr, help.stdout], [0, "", `${helpText()}\n`]);
   assert.deepEqual([version.code, version.stderr, version.stdout], [
@@ -98,8 +35,8 @@ Deno.test("main.ts answers --help and --version with status 0", async () => {
 Deno.test("main.ts exits 2 with one error line for each invalid configuration", async () => {
   const results = await mapLimited(
     INVALID_CASES,
-    4,
     (invalid) => runCli({ env: caseEnv(invalid), args: invalid.args, files: invalid.files }),
+    { limit: 4 },
   );
   const failures = INVALID_CASES.flatMap((invalid, index) => {
     const { code, stdout, stderr } = results[index];
@@ -180,7 +117,7 @@ Deno.test("main.ts writes an API key to no output, whether it comes from env, fi
     { code: 2, env: url, args: ["--api-key", secret, secret] },
     { code: 2, env: { ...url, API_KEY: secret, API_KEY_FILE: "key" }, files: { key: secret } },
   ];
-  const results = await mapLimited(runs, 4, runCli);
+  const results = await mapLimited(runs, runCli, { limit: 4 });
   for (const [index, result] of results.entries()) {
     const logFile = await Deno.readTextFile(join(result.cwd, "run.log")).catch(() => "");
     const output = `${result.stdout}${result.stderr}${logFile}`;

@@ -1,0 +1,151 @@
+/**
+ * The real CLI as a subprocess, shared by tests/cli_test.ts and tests/e2e_test.ts: `deno run`
+ * with exactly the permission flags of `deno task start` and `deno task compile` (plus
+ * `--no-prompt`, so a missing permission fails instead of asking), in a fresh working folder and
+ * an environment holding only what deno itself needs.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PERMISSION_FLAGS } from "../scripts/compile.ts";
+
+const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
+
+/** One run of the CLI. */
+export interface CliRun {
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** Files by relative path, written into the run's fresh working folder. */
+  readonly files?: Readonly<Record<string, string>>;
+}
+
+/** What a finished run of the CLI gave. */
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The run's working folder; the caller removes it. */
+  readonly cwd: string;
+}
+
+/** Only what deno itself needs from the outer environment: its cache and PATH. */
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = { NO_COLOR: "1" };
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/** Makes the working folder with the run's files and the command that starts the CLI in it. */
+async function prepareCli(run: CliRun) {
+  const cwd = await Deno.makeTempDir({ prefix: "stacksync_cli_test_" });
+  for (const [path, content] of Object.entries(run.files ?? {})) {
+    await Deno.writeTextFile(join(cwd, path), content);
+  }
+  const command = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", ...PERMISSION_FLAGS, MAIN, ...run.args ?? []],
+    env: { ...baseEnv(), ...run.env },
+    clearEnv: true,
+    cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  return { cwd, command };
+}
+
+/**
+ * Runs the CLI to its end.
+ *
+ * @param run Arguments, environment and files of the run.
+ * @returns Exit status, output and working folder.
+ */
+export async function runCli(run: CliRun): Promise<CliResult> {
+  const { cwd, command } = await prepareCli(run);
+  const output = await command.output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+    cwd,
+  };
+}
+
+/** A CLI started with {@linkcode spawnCli}, still running. */
+export interface SpawnedCli {
+  readonly process: Deno.ChildProcess;
+  /** Resolves to each stdout line as it arrives; `undefined` once stdout ends. */
+  nextLine(): Promise<string | undefined>;
+  /** Every stdout line read so far. */
+  readonly lines: readonly string[];
+  /** The run's working folder; the caller removes it. */
+  readonly cwd: string;
+}
+
+/**
+ * Starts the CLI and reads its stdout line by line, for runs that must be signalled while
+ * they work (cron mode).
+ *
+ * @param run Arguments, environment and files of the run.
+ * @returns The running process and a line reader.
+ */
+export async function spawnCli(run: CliRun): Promise<SpawnedCli> {
+  const { cwd, command } = await prepareCli(run);
+  const process = command.spawn();
+  const reader = process.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const lines: string[] = [];
+  let buffer = "";
+  let ended = false;
+  const nextLine = async (): Promise<string | undefined> => {
+    while (true) {
+      const newline = buffer.indexOf("\n");
+      if (newline >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        lines.push(line);
+        return line;
+      }
+      if (ended) return undefined;
+      const { value, done } = await reader.read();
+      if (done) ended = true;
+      else buffer += value;
+    }
+  };
+  return { process, nextLine, lines, cwd };
+}
+
+/** Options for {@linkcode mapLimited}. */
+export interface MapLimitedOptions {
+  /** How many tasks may run at once (the machine is shared: keep it small). */
+  readonly limit: number;
+}
+
+/**
+ * Runs every item through `task`, a few at a time, keeping the input order.
+ *
+ * @param items The inputs.
+ * @param task The work per item.
+ * @param options How many at a time.
+ * @returns The results in input order.
+ */
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  task: (item: T) => Promise<R>,
+  options: MapLimitedOptions,
+): Promise<R[]> {
+  const { limit } = options;
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+  return results;
+}
