@@ -183,11 +183,13 @@ function withoutExtension(name: string): string {
  * at each in turn equals cutting at any of them: that common case scans without allocating.
  */
 function splitPart(text: string, delimiters: readonly string[], index: number): string | number {
-  if (delimiters.every((d) => d.length === 1)) {
+  let singleCharacters = true;
+  for (const d of delimiters) singleCharacters &&= d.length === 1;
+  if (singleCharacters) {
     let part = 0;
     let start = 0;
     for (let i = 0; i <= text.length; i++) {
-      if (i < text.length && !delimiters.includes(text[i])) continue;
+      if (i < text.length && !isDelimiter(text.charCodeAt(i), delimiters)) continue;
       if (part === index) return text.slice(start, i);
       part++;
       start = i + 1;
@@ -196,6 +198,11 @@ function splitPart(text: string, delimiters: readonly string[], index: number): 
   }
   const parts = splitAll(text, delimiters);
   return index < parts.length ? parts[index] : parts.length;
+}
+
+function isDelimiter(code: number, delimiters: readonly string[]): boolean {
+  for (const d of delimiters) if (d.charCodeAt(0) === code) return true;
+  return false;
 }
 
 function splitAll(text: string, delimiters: readonly string[]): string[] {

@@ -110,6 +110,7 @@ export function groupAssets(assets: readonly Asset[], criteria: Criteria): Group
   const skipped: SkippedAsset[] = [];
   const buckets = new Map<string, { token: Token; members: number[] }>();
   const ev: Evaluation = { failure: undefined, quiet: 0, timeTokens };
+  const fixedShape = !hasOr(criteria.root);
   assets: for (let i = 0; i < n; i++) {
     const asset = assets[i];
     for (let k = 0; k < timeKeys.length; k++) {
@@ -127,7 +128,7 @@ export function groupAssets(assets: readonly Asset[], criteria: Criteria): Group
     for (const token of evaluate(criteria.root, asset, ev)) {
       if (token.length === 0) continue;
       placed = true;
-      const signature = signatureOf(token);
+      const signature = signatureOf(token, fixedShape);
       const bucket = buckets.get(signature);
       if (!bucket) buckets.set(signature, { token, members: [i] });
       else bucket.members.push(i);
@@ -181,7 +182,9 @@ function evaluate(node: CriteriaNode, asset: Asset, ev: Evaluation): readonly To
     }
     case "or": {
       const tokens: Token[] = [];
-      for (const child of node.children) tokens.push(...evaluate(child, asset, ev));
+      for (const child of node.children) {
+        for (const token of evaluate(child, asset, ev)) tokens.push(token);
+      }
       return tokens;
     }
     case "not": {
@@ -205,17 +208,33 @@ function combine(left: readonly Token[], right: readonly Token[]): readonly Toke
   if (left.length === 1 && left[0].length === 0) return right;
   if (right.length === 1 && right[0].length === 0) return left;
   const out: Token[] = [];
-  for (const l of left) for (const r of right) out.push([...l, ...r]);
+  for (const l of left) for (const r of right) out.push(l.concat(r));
   return out;
 }
 
-function signatureOf(token: Token): string {
-  // Length-prefixed values, so no file name can fake a separator.
+/**
+ * The bucket of a token. Without OR every token has the same leaves, so the values alone tell
+ * tokens apart, and a single text value (the common case) is its own signature. Otherwise leaf
+ * ids come first. Values are length-prefixed, so no file name can fake a separator.
+ */
+function signatureOf(token: Token, fixedShape: boolean): string {
+  if (fixedShape) {
+    let text: string | undefined;
+    let texts = 0;
+    for (const { value } of token) if (value !== null) text = value, texts++;
+    if (texts === 1) return text as string;
+  }
   let signature = "";
   for (const { leaf, value } of token) {
     signature += value === null ? `${leaf}t;` : `${leaf}:${value.length}:${value};`;
   }
   return signature;
+}
+
+function hasOr(node: CriteriaNode): boolean {
+  if (node.kind === "leaf") return false;
+  if (node.kind === "not") return hasOr(node.child);
+  return node.kind === "or" || node.children.some(hasOr);
 }
 
 /** Splits each chain (assets agreeing so far) where the gap in `times` exceeds `delta`. */
