@@ -1,0 +1,17 @@
+# stacksync next to Immich: see examples/docker-compose.yml and the README ("Docker").
+# Build: docker build -t stacksync .
+FROM denoland/deno:2.9.6
+
+WORKDIR /app
+# Only what the tool runs on: no tests, no scripts, and never an .env file (.dockerignore).
+COPY deno.json deno.lock main.ts ./
+COPY src/ src/
+# Fetch the pinned npm packages at build time, as the unprivileged user the image runs as, so the
+# container starts without network access to a registry and fails the build if deno.lock drifts.
+USER deno
+RUN deno install --frozen-lockfile --entrypoint main.ts
+
+# cron: one pass now, then one every CRON_INTERVAL seconds until `docker stop` (SIGTERM).
+ENV RUN_MODE=cron
+# Exactly the permissions of `deno task start` and the compiled binaries (scripts/compile.ts).
+ENTRYPOINT ["deno", "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "main.ts"]
