@@ -9,7 +9,9 @@ import type { TextCriterion } from "./criteria.ts";
 
 /** Why a criterion could not compute a value for an asset. */
 export interface ValueFailure {
+  /** The skip reason to report. */
   readonly reason: SkipReason;
+  /** The offending value, for the log. */
   readonly detail: string;
 }
 

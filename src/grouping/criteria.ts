@@ -43,16 +43,21 @@ export type CriterionKey = TimeKey | TextKey | BooleanKey;
 
 /** `split`: cut the text at every delimiter (each in turn) and keep part `index`. */
 export interface SplitOption {
+  /** Non-empty delimiters, applied in this order. */
   readonly delimiters: readonly string[];
+  /** Zero-based part to keep. */
   readonly index: number;
 }
 
 /** `regex`: the compiled pattern; capture group `index` is the value (0 = whole match). */
 export interface RegexOption {
+  /** The compiled `regex.key`. */
   readonly pattern: RegExp;
+  /** Capture group used as the value; 0 is the whole match. */
   readonly index: number;
   /** Capture group whose text ranks the asset by its position in `promoteKeys`. */
   readonly promoteIndex?: number;
+  /** Promotion order of the `promoteIndex` capture, strongest first. */
   readonly promoteKeys?: readonly string[];
 }
 
@@ -61,22 +66,31 @@ export type Criterion = TextCriterion | TimeCriterion | BooleanCriterion;
 
 /** A text criterion: its value, cut by `split` or `regex` when given. */
 export interface TextCriterion {
+  /** Discriminant. */
   readonly kind: "text";
+  /** The asset field. */
   readonly key: TextKey;
+  /** Cut the value at delimiters (never together with `regex`). */
   readonly split?: SplitOption;
+  /** Take a capture group of the value (never together with `split`). */
   readonly regex?: RegexOption;
 }
 
 /** A time criterion: chained with gaps of at most `deltaMs` (0 = equal times). */
 export interface TimeCriterion {
+  /** Discriminant. */
   readonly kind: "time";
+  /** The asset field. */
   readonly key: TimeKey;
+  /** Largest gap, in milliseconds, between neighbours of one group. */
   readonly deltaMs: number;
 }
 
 /** A boolean criterion. */
 export interface BooleanCriterion {
+  /** Discriminant. */
   readonly kind: "boolean";
+  /** The asset field. */
   readonly key: BooleanKey;
 }
 
@@ -99,7 +113,9 @@ export type CriteriaNode =
 
 /** Validated CRITERIA: the form it was written in and the tree it means. */
 export interface Criteria {
+  /** The form CRITERIA was written in. */
   readonly form: "legacy" | "groups" | "expression";
+  /** What it means: the tree grouping evaluates. */
   readonly root: CriteriaNode;
   /** Number of leaves; leaf ids run from 0 to `leafCount - 1`. */
   readonly leafCount: number;
