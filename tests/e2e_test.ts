@@ -1,0 +1,618 @@
+/**
+ * End to end: the real CLI as a subprocess against the Immich test server (issue 6 acceptance
+ * 1–9 and 11). Each test reads the JSON log lines of its runs and the server's recorded
+ * requests and stacks; none waits for real time of its own, only for the CLI.
+ */
+import assert from "node:assert/strict";
+import { RESET_CONFIRMATION } from "../src/config.ts";
+import { type CliResult, runCli, spawnCli, type SpawnedCli } from "./_cli.ts";
+import {
+  type ImmichServer,
+  type RecordedRequest,
+  startImmichServer,
+  type TestStack,
+} from "./immich_server.ts";
+
+/** The default criteria, plus `_edited` copies and `_BURST` frames, within 1 s. */
+const CRITERIA = JSON.stringify([
+  {
+    key: "originalFileName",
+    split: { delimiters: ["~", ".", "_edited", "_BURST"], index: 0 },
+  },
+  { key: "localDateTime", delta: { milliseconds: 1000 } },
+]);
+
+/** One asset of a test library; `label` is unique where file names repeat. */
+interface LibraryAsset {
+  readonly label: string;
+  readonly name: string;
+  readonly time: string;
+}
+
+function asset(name: string, time: string, label = name): LibraryAsset {
+  return { label, name, time };
+}
+
+/**
+ * A realistic unstacked library: RAW+JPEG pairs, a `~2` copy, an `_edited` copy, a burst of four
+ * frames within 1 s, a camera counter that wrapped (same names two days apart), and singles.
+ */
+const LIBRARY: readonly LibraryAsset[] = [
+  asset("IMG_0001.dng", "2024-05-01T10:00:00.000Z"),
+  asset("IMG_0001.jpg", "2024-05-01T10:00:00.200Z"),
+  asset("IMG_0002.dng", "2024-05-01T10:05:00.000Z"),
+  asset("IMG_0002.jpg", "2024-05-01T10:05:00.000Z"),
+  asset("IMG_0003.jpg", "2024-05-01T10:10:00.000Z"),
+  asset("IMG_0003~2.jpg", "2024-05-01T10:10:00.000Z"),
+  asset("IMG_0004.dng", "2024-05-01T10:15:00.000Z"),
+  asset("IMG_0004.jpg", "2024-05-01T10:15:00.000Z"),
+  asset("IMG_0004_edited.jpg", "2024-05-01T10:15:00.000Z"),
+  asset("IMG_20240501_102000_BURST001.jpg", "2024-05-01T10:20:00.000Z"),
+  asset("IMG_20240501_102000_BURST002.jpg", "2024-05-01T10:20:00.300Z"),
+  asset("IMG_20240501_102000_BURST003_COVER.jpg", "2024-05-01T10:20:00.600Z"),
+  asset("IMG_20240501_102000_BURST004.jpg", "2024-05-01T10:20:00.900Z"),
+  asset("IMG_0005.dng", "2024-05-01T10:30:00.000Z", "IMG_0005.dng (May 1)"),
+  asset("IMG_0005.jpg", "2024-05-01T10:30:00.000Z", "IMG_0005.jpg (May 1)"),
+  asset("IMG_0005.dng", "2024-05-03T09:00:00.000Z", "IMG_0005.dng (May 3)"),
+  asset("IMG_0005.jpg", "2024-05-03T09:00:00.000Z", "IMG_0005.jpg (May 3)"),
+  asset("IMG_0100.jpg", "2024-05-01T11:00:00.000Z"),
+  asset("IMG_0101.jpg", "2024-05-01T11:30:00.000Z"),
+  asset("Screenshot_2024-06-10.png", "2024-06-10T12:00:00.000Z"),
+];
+
+/** The stacks of {@linkcode LIBRARY} as `parent <- other members` (sorted), sorted. */
+const EXPECTED = [
+  "IMG_0001.jpg <- IMG_0001.dng",
+  "IMG_0002.jpg <- IMG_0002.dng",
+  "IMG_0003~2.jpg <- IMG_0003.jpg",
+  "IMG_0004_edited.jpg <- IMG_0004.dng, IMG_0004.jpg",
+  "IMG_0005.jpg (May 1) <- IMG_0005.dng (May 1)",
+  "IMG_0005.jpg (May 3) <- IMG_0005.dng (May 3)",
+  "IMG_20240501_102000_BURST003_COVER.jpg <- IMG_20240501_102000_BURST001.jpg, " +
+  "IMG_20240501_102000_BURST002.jpg, IMG_20240501_102000_BURST004.jpg",
+].sort();
+
+/** A test server with one user and a key, and the user's library. */
+interface Library {
+  readonly server: ImmichServer;
+  readonly userId: string;
+  readonly key: string;
+  /** Asset id by label. */
+  readonly ids: Readonly<Record<string, string>>;
+  /** Label by asset id. */
+  readonly labels: ReadonlyMap<string, string>;
+}
+
+async function startLibrary(assets: readonly LibraryAsset[] = LIBRARY): Promise<Library> {
+  const server = await startImmichServer();
+  const user = server.addUser({ name: "Ada" });
+  const key = server.addKey(user.id, { secret: "sk-e2e-ada-4b1c" });
+  const ids: Record<string, string> = {};
+  const labels = new Map<string, string>();
+  for (const { label, name, time } of assets) {
+    const { id } = server.addAsset(user.id, { originalFileName: name, localDateTime: time });
+    ids[label] = id;
+    labels.set(id, label);
+  }
+  return { server, userId: user.id, key, ids, labels };
+}
+
+/** A stack as `parent <- other members`, members by label, sorted. */
+function describeStack(stack: TestStack, labels: ReadonlyMap<string, string>): string {
+  const label = (id: string) => labels.get(id) ?? id;
+  const children = stack.assetIds.filter((id) => id !== stack.primaryAssetId).map(label).sort();
+  return `${label(stack.primaryAssetId)} <- ${children.join(", ")}`;
+}
+
+function stacksOf(library: Library): string[] {
+  return library.server.stacks(library.userId).map((s) => describeStack(s, library.labels)).sort();
+}
+
+function makeStack(library: Library, ...labels: string[]): TestStack {
+  return library.server.addStack(library.userId, labels.map((label) => library.ids[label]));
+}
+
+/** A JSON log line. */
+interface LogLine {
+  readonly level: string;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+/** Parses every stdout line as JSON; a line that is not JSON (a stack trace) fails the test. */
+function logLines(run: CliResult): LogLine[] {
+  return run.stdout.trimEnd().split("\n").filter((line) => line !== "").map((line) => {
+    try {
+      return JSON.parse(line);
+    } catch {
+      assert.fail(`Not a JSON log line: ${line}\n${run.stdout}${run.stderr}`);
+    }
+  });
+}
+
+function messages(run: CliResult, level?: string): string[] {
+  return logLines(run).filter((line) => level === undefined || line.level === level)
+    .map((line) => line.msg);
+}
+
+/** The one summary line of the user. */
+function summaryOf(run: CliResult, user = "Ada"): string {
+  const lines = messages(run).filter((msg) => msg.startsWith(`Summary for ${user}`));
+  assert.equal(lines.length, 1, run.stdout);
+  return lines[0];
+}
+
+/** Requests that change something: every non-GET but the search, which only reads. */
+function writes(requests: readonly RecordedRequest[]): string[] {
+  return requests
+    .filter((r) => r.method !== "GET" && !(r.method === "POST" && r.path === "/search/metadata"))
+    .map((r) => `${r.method} ${r.path}`);
+}
+
+function env(library: Library, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    API_URL: library.server.url,
+    API_KEY: library.key,
+    LOG_FORMAT: "json",
+    CRITERIA,
+    ...extra,
+  };
+}
+
+/** Runs the CLI, removes its working folder, and fails on anything written to stderr. */
+async function run(runEnv: Record<string, string>): Promise<CliResult> {
+  const result = await runCli({ env: runEnv });
+  await Deno.remove(result.cwd, { recursive: true });
+  assert.equal(result.stderr, "", result.stdout);
+  return result;
+}
+
+/**
+ * What a run did or would do, one entry per write line, in words shared by dry and real runs:
+ * `create <n> <parent>`, `update <stack>`, `replace <stack>`, `delete <stack>`, with the reason.
+ */
+function planOf(result: CliResult): string[] {
+  const entries: string[] = [];
+  for (const line of logLines(result)) {
+    const dry =
+      /^\[DRY RUN\] Would (create stack with (\d+) assets|(update|replace|delete) stack (\S+))$/
+        .exec(line.msg);
+    const real =
+      /^(Success! Stack created|(Updated|Deleted) stack (\S+)( - replacing child stack with new one)?)$/
+        .exec(line.msg);
+    if (dry === null && real === null) continue;
+    const context = `${line.reason} parent=${line.assetID}`;
+    if (dry?.[2] !== undefined) entries.push(`create ${dry[2]} ${context}`);
+    else if (dry !== null) entries.push(`${dry[3]} ${dry[4]} ${context}`);
+    else if (real![1] === "Success! Stack created") {
+      entries.push(`create ${line.assets} ${context}`);
+    } else {
+      const verb = real![2] === "Updated"
+        ? "update"
+        : real![4] === undefined
+        ? "delete"
+        : "replace";
+      entries.push(`${verb} ${real![3]} ${context}`);
+    }
+  }
+  return entries.sort();
+}
+
+/** A summary line with the dry-run wording taken out, so both runs' counts compare. */
+function countsOf(summary: string): string {
+  return summary.replace(" (dry run)", "").replaceAll("would be ", "");
+}
+
+Deno.test("main.ts stacks an unstacked library as its dry run said, then sends no write", async () => {
+  const library = await startLibrary();
+  await using _server = library.server;
+
+  const dry = await run(env(library, { DRY_RUN: "true" }));
+  assert.equal(dry.code, 0);
+  assert.deepEqual(writes(library.server.requests), []);
+  assert.deepEqual(
+    messages(dry).filter((msg) => msg.startsWith("[DRY RUN]")).sort(),
+    [
+      ...Array(4).fill("[DRY RUN] Would create stack with 2 assets"),
+      "[DRY RUN] Would create stack with 3 assets",
+      "[DRY RUN] Would create stack with 4 assets",
+      "[DRY RUN] Would create stack with 2 assets",
+    ].sort(),
+  );
+  assert.equal(
+    summaryOf(dry),
+    "Summary for Ada (dry run): 7 would be created, 0 would be updated, 0 would be replaced, " +
+      "0 would be deleted, 0 in sync, 0 needs replace, 0 failed, 0 assets skipped",
+  );
+  assert.deepEqual(stacksOf(library), []);
+
+  library.server.clearRequests();
+  const first = await run(env(library));
+  assert.equal(first.code, 0);
+  assert.deepEqual(stacksOf(library), EXPECTED);
+  assert.deepEqual(writes(library.server.requests), Array(7).fill("POST /stacks"));
+  const created = logLines(first).filter((line) => line.msg === "Success! Stack created");
+  assert.equal(created.length, 7);
+  assert.ok(created.every((line) => line.level === "info" && line.user === "Ada"));
+  assert.deepEqual(
+    created.map((line) => line.stackID).sort(),
+    library.server.stacks(library.userId).map((stack) => stack.id).sort(),
+  );
+  assert.deepEqual(planOf(first), planOf(dry));
+  assert.equal(countsOf(summaryOf(first)), countsOf(summaryOf(dry)));
+  assert.deepEqual(messages(first).filter((msg) => msg.startsWith("Processing user")), [
+    "Processing user: Ada",
+  ]);
+
+  library.server.clearRequests();
+  const second = await run(env(library));
+  assert.equal(second.code, 0);
+  assert.deepEqual(writes(library.server.requests), []);
+  assert.ok(library.server.requests.length > 0);
+  assert.equal(
+    summaryOf(second),
+    "Summary for Ada: 0 created, 0 updated, 0 replaced, 0 deleted, 7 in sync, 0 needs replace, " +
+      "0 failed, 0 assets skipped",
+  );
+  assert.ok(messages(second).includes("No changes: 7 stacks in sync"), second.stdout);
+  assert.deepEqual(stacksOf(library), EXPECTED);
+});
+
+Deno.test("main.ts fixes a wrong parent with one PUT, grows a stack, and leaves a hand-made stack", async () => {
+  const library = await startLibrary();
+  await using _server = library.server;
+  const wrongParent = makeStack(library, "IMG_0001.dng", "IMG_0001.jpg");
+  // The edit is new: the stack predates it.
+  const missingEdit = makeStack(library, "IMG_0004.jpg", "IMG_0004.dng");
+  const handMade = makeStack(library, "IMG_0100.jpg", "IMG_0101.jpg", "Screenshot_2024-06-10.png");
+
+  const dry = await run(env(library, { DRY_RUN: "true" }));
+  assert.deepEqual(writes(library.server.requests), []);
+  library.server.clearRequests();
+  const real = await run(env(library));
+  assert.equal(real.code, 0);
+  assert.deepEqual(planOf(real), planOf(dry));
+  assert.equal(countsOf(summaryOf(real)), countsOf(summaryOf(dry)));
+  assert.equal(
+    summaryOf(real),
+    "Summary for Ada: 5 created, 2 updated, 0 replaced, 0 deleted, 0 in sync, 0 needs replace, " +
+      "0 failed, 0 assets skipped",
+  );
+
+  const sent = library.server.requests.filter((r) => writes([r]).length > 0);
+  const puts = sent.filter((r) => r.method === "PUT");
+  assert.deepEqual(puts.map((r) => [r.path, r.body]), [
+    [`/stacks/${wrongParent.id}`, { primaryAssetId: library.ids["IMG_0001.jpg"] }],
+  ]);
+  assert.deepEqual(sent.filter((r) => r.method === "DELETE"), []);
+  const grow = sent.filter((r) =>
+    r.method === "POST" &&
+    (r.body as { assetIds: string[] }).assetIds.includes(library.ids["IMG_0004.jpg"])
+  );
+  assert.deepEqual(grow.map((r) => r.body), [{
+    assetIds: ["IMG_0004_edited.jpg", "IMG_0004.jpg", "IMG_0004.dng"].map((l) => library.ids[l]),
+  }]);
+  assert.deepEqual(
+    messages(real).filter((msg) => msg.startsWith("Updated stack")).sort(),
+    [`Updated stack ${wrongParent.id}`, `Updated stack ${missingEdit.id}`].sort(),
+  );
+  assert.equal(messages(real).filter((msg) => msg === "Success! Stack created").length, 5);
+
+  assert.deepEqual(
+    stacksOf(library),
+    [...EXPECTED, describeStack(handMade, library.labels)].sort(),
+  );
+  const after = library.server.stacks(library.userId);
+  assert.deepEqual(after.find((stack) => stack.id === handMade.id), handMade);
+  assert.ok(after.some((stack) => stack.id === wrongParent.id));
+});
+
+Deno.test("main.ts leaves conflicts alone without REPLACE_STACKS and replaces them with it", async () => {
+  const library = await startLibrary();
+  await using _server = library.server;
+  const outsider = makeStack(library, "IMG_0001.jpg", "IMG_0001.dng", "IMG_0100.jpg");
+  const burstA = makeStack(
+    library,
+    "IMG_20240501_102000_BURST001.jpg",
+    "IMG_20240501_102000_BURST002.jpg",
+  );
+  const burstB = makeStack(
+    library,
+    "IMG_20240501_102000_BURST003_COVER.jpg",
+    "IMG_20240501_102000_BURST004.jpg",
+  );
+  const conflicts = [outsider, burstA, burstB];
+  const before = conflicts.map((stack) => describeStack(stack, library.labels));
+
+  const kept = await run(env(library));
+  assert.equal(kept.code, 0);
+  assert.equal(
+    summaryOf(kept),
+    "Summary for Ada: 5 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 2 needs replace, " +
+      "0 failed, 0 assets skipped",
+  );
+  assert.deepEqual(
+    messages(kept).filter((msg) => msg.startsWith("Left stack")).sort(),
+    [
+      `Left stack ${outsider.id} as it is: set REPLACE_STACKS=true to replace it`,
+      // The stack holding the group's parent comes first.
+      `Left stack ${burstB.id}, ${burstA.id} as it is: set REPLACE_STACKS=true to replace it`,
+    ].sort(),
+  );
+  for (const request of library.server.requests) {
+    const ids = (request.body as { assetIds?: string[] } | undefined)?.assetIds ?? [];
+    assert.ok(
+      !conflicts.some((stack) =>
+        request.path.includes(stack.id) || ids.includes(stack.primaryAssetId)
+      ),
+      `${request.method} ${request.path} touched a conflict`,
+    );
+  }
+  const stacks = library.server.stacks(library.userId);
+  assert.deepEqual(conflicts.map((c) => stacks.find((s) => s.id === c.id)), conflicts);
+
+  library.server.clearRequests();
+  const dry = await run(env(library, { REPLACE_STACKS: "true", DRY_RUN: "true" }));
+  assert.deepEqual(writes(library.server.requests), []);
+  assert.deepEqual(
+    messages(dry).filter((msg) => msg.startsWith("[DRY RUN]")).sort(),
+    conflicts.map((stack) => `[DRY RUN] Would replace stack ${stack.id}`).sort(),
+  );
+
+  const replaced = await run(env(library, { REPLACE_STACKS: "true" }));
+  assert.equal(replaced.code, 0);
+  assert.deepEqual(planOf(replaced), planOf(dry));
+  assert.equal(countsOf(summaryOf(replaced)), countsOf(summaryOf(dry)));
+  assert.equal(
+    summaryOf(replaced),
+    "Summary for Ada: 0 created, 0 updated, 2 replaced, 0 deleted, 5 in sync, 0 needs replace, " +
+      "0 failed, 0 assets skipped",
+  );
+  assert.deepEqual(
+    writes(library.server.requests).filter((write) => write.startsWith("DELETE")).sort(),
+    conflicts.map((stack) => `DELETE /stacks/${stack.id}`).sort(),
+  );
+  assert.deepEqual(
+    messages(replaced).filter((msg) => msg.startsWith("Deleted stack")).sort(),
+    conflicts.map((stack) => `Deleted stack ${stack.id} - replacing child stack with new one`)
+      .sort(),
+  );
+  assert.ok(!messages(replaced).includes("Success! Stack created"));
+  assert.deepEqual(stacksOf(library), EXPECTED);
+  assert.notDeepEqual(before, EXPECTED);
+
+  library.server.clearRequests();
+  const again = await run(env(library, { REPLACE_STACKS: "true" }));
+  assert.equal(again.code, 0);
+  assert.deepEqual(writes(library.server.requests), []);
+});
+
+Deno.test("main.ts removes 1-asset stacks only when asked", async () => {
+  const library = await startLibrary();
+  await using _server = library.server;
+  const pair = makeStack(library, "IMG_0100.jpg", "IMG_0101.jpg");
+  // Moving a non-primary member into a new stack leaves its old stack with only the primary.
+  makeStack(library, "Screenshot_2024-06-10.png", "IMG_0101.jpg");
+  const single = library.server.stacks(library.userId).find((s) => s.id === pair.id)!;
+  assert.deepEqual(single.assetIds, [library.ids["IMG_0100.jpg"]]);
+  const handMade = library.server.stacks(library.userId).find((s) => s.id !== pair.id)!;
+
+  const kept = await run(env(library));
+  assert.equal(kept.code, 0);
+  assert.ok(library.server.stacks(library.userId).some((s) => s.id === single.id));
+
+  library.server.clearRequests();
+  const removed = await run(env(library, { REMOVE_SINGLE_ASSET_STACKS: "true" }));
+  assert.equal(removed.code, 0);
+  assert.deepEqual(writes(library.server.requests), [`DELETE /stacks/${single.id}`]);
+  assert.deepEqual(messages(removed).filter((msg) => msg.startsWith("Deleted")), [
+    `Deleted stack ${single.id}`,
+  ]);
+  assert.match(summaryOf(removed), /: 0 created, 0 updated, 0 replaced, 1 deleted, 7 in sync,/);
+  assert.deepEqual(
+    stacksOf(library),
+    [...EXPECTED, describeStack(handMade, library.labels)].sort(),
+  );
+});
+
+Deno.test("main.ts resets every stack only in once mode with the exact confirmation", async () => {
+  const library = await startLibrary();
+  await using _server = library.server;
+  makeStack(library, "IMG_0001.dng", "IMG_0001.jpg");
+  makeStack(library, "IMG_0002.jpg", "IMG_0002.dng");
+  makeStack(library, "IMG_0100.jpg", "IMG_0101.jpg");
+  const old = library.server.stacks(library.userId);
+  const reset = { RESET_STACKS: "true", CONFIRM_RESET_STACK: RESET_CONFIRMATION };
+
+  for (
+    const refused of [
+      { ...reset, RUN_MODE: "cron" },
+      { RESET_STACKS: "true" },
+      { ...reset, CONFIRM_RESET_STACK: RESET_CONFIRMATION.toLowerCase() },
+      { ...reset, CONFIRM_RESET_STACK: `${RESET_CONFIRMATION} ` },
+    ]
+  ) {
+    const result = await runCli({ env: env(library, refused) });
+    await Deno.remove(result.cwd, { recursive: true });
+    assert.equal(result.code, 2, JSON.stringify(refused));
+    assert.equal(result.stdout, "");
+    assert.match(result.stderr, /^error: Invalid .*RESET.*\n$/);
+    assert.deepEqual(library.server.requests, [], JSON.stringify(refused));
+  }
+
+  const done = await run(env(library, reset));
+  assert.equal(done.code, 0);
+  const sent = writes(library.server.requests);
+  const deletes = sent.filter((write) => write.startsWith("DELETE"));
+  assert.deepEqual(deletes.sort(), old.map((stack) => `DELETE /stacks/${stack.id}`).sort());
+  assert.deepEqual(sent.slice(0, deletes.length).sort(), deletes);
+  assert.deepEqual(sent.slice(deletes.length), Array(7).fill("POST /stacks"));
+  assert.deepEqual(stacksOf(library), EXPECTED);
+  const now = library.server.stacks(library.userId).map((stack) => stack.id);
+  assert.ok(old.every((stack) => !now.includes(stack.id)));
+});
+
+Deno.test("main.ts skips a user whose key is invalid, names no key, and exits 1", async () => {
+  const library = await startLibrary();
+  await using _server = library.server;
+  const bo = library.server.addUser({ name: "Bo" });
+  const boKey = library.server.addKey(bo.id, { secret: "sk-e2e-bo-77aa" });
+  for (const name of ["DSC_0001.ARW", "DSC_0001.JPG"]) {
+    library.server.addAsset(bo.id, {
+      originalFileName: name,
+      localDateTime: "2024-05-02T08:00:00Z",
+    });
+  }
+  const invalid = "sk-e2e-revoked-9d0e";
+
+  const result = await run(env(library, { API_KEY: `${invalid},${boKey}`, LOG_LEVEL: "trace" }));
+  assert.equal(result.code, 1);
+  for (const secret of [invalid, boKey]) assert.ok(!result.stdout.includes(secret), result.stdout);
+  const errors = logLines(result).filter((line) => line.level === "error");
+  assert.equal(errors.length, 1, result.stdout);
+  assert.match(errors[0].msg, /^Skipping user 1: .*401.*Invalid API key/);
+  assert.deepEqual(messages(result).filter((msg) => msg.startsWith("Processing user")), [
+    "Processing user: Bo",
+  ]);
+  assert.match(summaryOf(result, "Bo"), /^Summary for Bo: 1 created, /);
+  assert.deepEqual(
+    library.server.stacks(bo.id).map((stack) => stack.assetIds.length),
+    [2],
+  );
+  assert.deepEqual(messages(result, "warn").filter((msg) => msg.startsWith("Run finished")), [
+    "Run finished: 2 users processed, 1 user skipped, 0 actions failed",
+  ]);
+});
+
+Deno.test("main.ts refuses a key lacking stack.create before any write, but dry-runs a read-only key", async () => {
+  const library = await startLibrary();
+  await using _server = library.server;
+  const readOnly = ["user.read", "asset.read", "stack.read"];
+  const noCreate = library.server.addKey(library.userId, {
+    permissions: [...readOnly, "stack.update", "stack.delete"],
+  });
+  const reader = library.server.addKey(library.userId, { permissions: readOnly });
+
+  const refused = await run(env(library, { API_KEY: noCreate }));
+  assert.equal(refused.code, 1);
+  const errors = messages(refused, "error");
+  assert.equal(errors.length, 1, refused.stdout);
+  assert.match(
+    errors[0],
+    /^Skipping user 1: Cannot use the API key as it lacks the permissions stack\.create: /,
+  );
+  const alsoRefused = await run(env(library, { API_KEY: reader }));
+  assert.equal(alsoRefused.code, 1);
+  assert.match(
+    messages(alsoRefused, "error").join("\n"),
+    /^Skipping user 1: Cannot use the API key as it lacks the permissions stack\.create, stack\.update, stack\.delete: /,
+  );
+  assert.deepEqual(writes(library.server.requests), []);
+  assert.ok(!library.server.requests.some((r) => r.path === "/search/metadata"));
+
+  const dry = await run(env(library, { API_KEY: reader, DRY_RUN: "true" }));
+  assert.equal(dry.code, 0);
+  assert.equal(messages(dry).filter((msg) => msg.startsWith("[DRY RUN] Would create")).length, 7);
+  assert.deepEqual(writes(library.server.requests), []);
+  assert.ok(library.server.requests.every((r) => r.status < 400));
+});
+
+Deno.test("main.ts counts a create that keeps failing and still makes the other stacks", async () => {
+  const library = await startLibrary();
+  await using _server = library.server;
+  // The first create of the run meets all four attempts (one try and three retries) failing.
+  library.server.setFaults({ routes: { "POST /stacks": { status: 500, times: 4 } } });
+
+  const result = await run(env(library));
+  assert.equal(result.code, 1);
+  const posts = library.server.requests.filter((r) => r.method === "POST" && r.path === "/stacks");
+  assert.deepEqual(posts.map((r) => r.status), [500, 500, 500, 500, ...Array(6).fill(201)]);
+  assert.deepEqual(posts.slice(1, 4).map((r) => r.body), Array(3).fill(posts[0].body));
+  const failedIds = (posts[0].body as { assetIds: string[] }).assetIds;
+  assert.equal(library.server.stacks(library.userId).length, 6);
+  assert.deepEqual(
+    stacksOf(library),
+    EXPECTED.filter((stack) => !stack.startsWith(`${library.labels.get(failedIds[0])} <-`)),
+  );
+  assert.equal(
+    summaryOf(result),
+    "Summary for Ada: 6 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 0 needs replace, " +
+      "1 failed, 0 assets skipped",
+  );
+  assert.deepEqual(
+    logLines(result).filter((line) => line.level === "warn" && line.msg.startsWith("Retry"))
+      .map((line) => line.msg.replace(/after \d+ms$/, "after <delay>")),
+    ["Retry 1/3 after <delay>", "Retry 2/3 after <delay>", "Retry 3/3 after <delay>"],
+  );
+  const failure = logLines(result).filter((line) => line.level === "error");
+  assert.deepEqual(failure.map((line) => [line.msg, line.assetID, line.user]), [
+    ["Failed to create stack", failedIds[0], "Ada"],
+  ]);
+  assert.match(String(failure[0].error), /500/);
+  assert.deepEqual(messages(result, "warn").filter((msg) => msg.startsWith("Run finished")), [
+    "Run finished: 1 user processed, 0 users skipped, 1 action failed",
+  ]);
+});
+
+/** Reads the cron run's lines until `until` matches one; fails when stdout ends first. */
+async function readUntil(cli: SpawnedCli, until: (line: LogLine) => boolean): Promise<void> {
+  for (let line = await cli.nextLine(); line !== undefined; line = await cli.nextLine()) {
+    if (until(JSON.parse(line))) return;
+  }
+  assert.fail(`The CLI ended early: ${cli.lines.join("\n")}`);
+}
+
+/** Awaits the process, killing it and failing after `limitMs` (a safety net, not a timing). */
+async function statusWithin(cli: SpawnedCli, limitMs: number): Promise<Deno.CommandStatus> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), limitMs));
+  const status = await Promise.race([cli.process.status, late]);
+  clearTimeout(timer);
+  if (status === "late") {
+    cli.process.kill("SIGKILL");
+    await cli.process.status;
+    assert.fail(`The CLI did not exit within ${limitMs} ms of SIGTERM`);
+  }
+  return status;
+}
+
+/** Runs cron mode until `passes` passes ended and the next sleep began, then sends SIGTERM. */
+async function cronUntilSignal(library: Library, interval: number, passes: number) {
+  const cli = await spawnCli({
+    env: env(library, { RUN_MODE: "cron", CRON_INTERVAL: String(interval) }),
+  });
+  try {
+    for (let pass = 1; pass <= passes; pass++) {
+      await readUntil(cli, (line) => line.msg.startsWith("Next pass in"));
+    }
+    cli.process.kill("SIGTERM");
+    const status = await statusWithin(cli, 5000);
+    while (await cli.nextLine() !== undefined);
+    const stderr = await new Response(cli.process.stderr).text();
+    return { status, stderr, lines: cli.lines.map((line) => JSON.parse(line) as LogLine) };
+  } finally {
+    await Deno.remove(cli.cwd, { recursive: true });
+  }
+}
+
+Deno.test("main.ts in cron mode runs pass after pass and exits 0 on SIGTERM during the sleep", async () => {
+  const [short, long] = await Promise.all([startLibrary(), startLibrary()]);
+  await using _short = short.server;
+  await using _long = long.server;
+  // A 1 s interval shows the passes repeat; a 1 h one shows the signal ends the sleep at once.
+  const [repeated, interrupted] = await Promise.all([
+    cronUntilSignal(short, 1, 2),
+    cronUntilSignal(long, 3600, 1),
+  ]);
+  for (const { status, stderr, lines } of [repeated, interrupted]) {
+    assert.deepEqual([status.code, status.signal, stderr], [0, null, ""]);
+    const shutdown = lines.filter((line) => line.msg === "Received shutdown signal");
+    assert.deepEqual(shutdown.map((line) => line.level), ["info"]);
+    assert.equal(lines.at(-1)!.msg, "Received shutdown signal");
+  }
+  const summaries = repeated.lines.filter((line) => line.msg.startsWith("Summary for Ada"));
+  assert.ok(summaries.length >= 2);
+  assert.match(summaries[0].msg, /: 7 created, /);
+  assert.match(summaries[1].msg, /: 0 created, 0 updated, 0 replaced, 0 deleted, 7 in sync, /);
+  assert.deepEqual(stacksOf(short), EXPECTED);
+});
