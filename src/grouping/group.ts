@@ -134,7 +134,9 @@ export function groupAssets(assets: readonly Asset[], criteria: Criteria): Group
       else bucket.members.push(i);
     }
     if (!placed) {
-      skipped.push({ asset, ...(ev.failure ?? NOTHING_TO_GROUP_BY) });
+      // One literal shape for every skip keeps the final sort's property reads fast.
+      const { reason, key, detail } = ev.failure ?? NOTHING_TO_GROUP_BY;
+      skipped.push({ asset, reason, key, detail });
     }
   }
 
@@ -253,18 +255,20 @@ function chainByGaps(chains: number[][], times: Float64Array, delta: number): nu
 }
 
 function cellKey(token: Token, chain: readonly number[], timesOf: readonly Float64Array[]) {
-  const values: string[] = [];
-  for (const { leaf, value } of token) {
+  let key = "";
+  for (let p = 0; p < token.length; p++) {
+    const { leaf, value } = token[p];
+    if (p > 0) key += "|";
     if (value !== null) {
-      values.push(value);
+      key += value;
       continue;
     }
     const times = timesOf[leaf];
     let earliest = Infinity;
     for (const i of chain) earliest = Math.min(earliest, times[i]);
-    values.push(new Date(earliest).toISOString());
+    key += new Date(earliest).toISOString();
   }
-  return values.join("|");
+  return key;
 }
 
 function collectGroups(
