@@ -26,5 +26,8 @@ Deno.test(".ci/run runs every command of the README's Development block", async 
   assert.ok(block !== null, "README has a Development block with commands");
   const commands = block[1].trim().split("\n").map((line) => line.replace(/\s*#.*$/, ""));
   assert.deepEqual(commands, ["deno task check", "deno task test"]);
-  for (const command of commands) assert.ok(ci.includes(command), command);
+  for (const command of commands) {
+    const runs = new RegExp(`(^|\\s)${command}(\\s|$)`);
+    assert.ok(ci.some((line) => !line.trimStart().startsWith("#") && runs.test(line)), command);
+  }
 });
