@@ -1,0 +1,79 @@
+/**
+ * `deno task demo` as a newcomer runs it: a subprocess from the repository root, checked by what
+ * it prints and its exit status.
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** The summary counts of one user in one pass, by label ("created", "in sync", …). */
+function counts(summary: string): Record<string, number> {
+  const result: Record<string, number> = {};
+  for (
+    const [, count, label] of summary.matchAll(/(\d+) (?:would be )?([a-z][a-z ]*?)(?=,|$| \()/g)
+  ) {
+    result[label] = Number(count);
+  }
+  return result;
+}
+
+Deno.test("deno task demo runs a dry run, a real run and a rerun that changes nothing", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "demo"],
+    cwd: ROOT,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(output.stdout);
+  const stderr = new TextDecoder().decode(output.stderr);
+  assert.equal(output.code, 0, `${stdout}\n${stderr}`);
+  assert.doesNotMatch(`${stdout}${stderr}`, /error:/);
+
+  const passes = stdout.split(/^━━ Pass \d of 3: /m).slice(1);
+  assert.deepEqual(passes.map((pass) => pass.split(" ")[0]), ["dry", "real", "real"]);
+  const summaries = passes.map((pass) =>
+    [...pass.matchAll(/^ +Summary for (User \d)( \(dry run\))?: (.*)$/gm)].map((match) => ({
+      user: match[1],
+      dryRun: match[2] !== undefined,
+      counts: counts(match[3]),
+    }))
+  );
+  for (const pass of summaries) assert.deepEqual(pass.map((s) => s.user), ["User 1", "User 2"]);
+  assert.deepEqual(summaries.map((pass) => pass.map((s) => s.dryRun)), [
+    [true, true],
+    [false, false],
+    [false, false],
+  ]);
+  for (const pass of passes) assert.match(pass, /^ {2}Exit status 0$/m);
+
+  const [dry, real, again] = summaries;
+  // The dry run announces exactly what the real run then does, and something is to be done.
+  assert.deepEqual(dry.map((s) => s.counts), real.map((s) => s.counts));
+  assert.ok(real[0].counts.created > 0 && real[0].counts.updated > 0, JSON.stringify(real));
+  for (const { counts } of again) {
+    assert.deepEqual(
+      [counts.created, counts.updated, counts.replaced, counts.deleted, counts.failed],
+      [0, 0, 0, 0, 0],
+    );
+  }
+  assert.equal(again[0].counts["needs replace"], 1);
+  assert.match(passes[2], /^ {4}No changes: \d+ stacks in sync, 1 needs replace$/m);
+  assert.match(passes[2], /^ {4}No changes: \d+ stacks in sync$/m);
+
+  const table = stdout.slice(stdout.indexOf("━━ The stacks of User 1 now"));
+  assert.match(table, /^ {2}Stack +Parent \(cover\) +Other members +Change$/m);
+  assert.match(
+    table,
+    /^ {2}[0-9a-f]{8} +IMG_9001~2\.JPG +IMG_9001\.JPG, IMG_9001\.CR3 +photos added$/m,
+  );
+  assert.match(table, /^ {2}[0-9a-f]{8} +IMG_9002\.JPG +IMG_9003\.JPG +conflict, left as it is$/m);
+  assert.match(table, / created$/m);
+  assert.match(table, / new cover$/m);
+  // Stacks no group touches (made by hand) are neither in sync nor conflicts, but still listed.
+  const rows = table.split("\n").filter((line) => /^ {2}[0-9a-f]{8} /.test(line));
+  assert.match(table, new RegExp(`^ {2}${rows.length} stacks\\. `, "m"));
+  assert.ok(rows.length > again[0].counts["in sync"] + again[0].counts["needs replace"]);
+});
