@@ -293,6 +293,36 @@ function namesOfStackMembers(
   return names;
 }
 
+/** How many unfinished actions the closing list names before it says how many more. */
+const MAX_LEFT_UNDONE = 10;
+
+/**
+ * Lists after the summary what the pass left for the next run, so the failures need not be
+ * searched for in a long log.
+ */
+function logLeftUndone(outcomes: readonly Outcome[], userLog: Logger): void {
+  const undone = outcomes.filter((outcome): outcome is Exclude<Outcome, { status: "ok" }> =>
+    outcome.status === "failed" || (outcome.status === "skipped" && outcome.because !== "dry-run")
+  );
+  for (const outcome of undone.slice(0, MAX_LEFT_UNDONE)) {
+    const { action } = outcome;
+    const target = action.kind === "create"
+      ? `create stack with ${action.assetIds.length} assets`
+      : action.kind === "replace"
+      ? `replace stack ${action.stackIds.join(", ")}`
+      : `${action.kind} stack ${action.stackId}`;
+    const why = outcome.status === "failed" ? outcome.error : `skipped (${outcome.because})`;
+    userLog.warn(`Left for the next run: ${target}: ${why}`, {
+      assetID: action.assetIds[0],
+      filename: action.context.assets[0]?.originalFileName,
+      reason: action.reason,
+    });
+  }
+  if (undone.length > MAX_LEFT_UNDONE) {
+    userLog.warn(`Left for the next run: ${undone.length - MAX_LEFT_UNDONE} more actions`);
+  }
+}
+
 async function processUser(
   apiKey: string,
   position: number,
@@ -328,6 +358,7 @@ async function processUser(
     const summary = summaryLine(report, settings.dryRun);
     if (report.counts.failed > 0 || report.counts.notDone > 0) userLog.warn(summary);
     else userLog.info(summary);
+    logLeftUndone(outcomes, userLog);
     return report;
   } catch (error) {
     // API errors name endpoint, status, server message and correlation id, never the key;

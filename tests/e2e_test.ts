@@ -550,6 +550,13 @@ Deno.test("main.ts counts a create that keeps failing and still makes the other 
     ["Failed to create stack", failedIds[0], "Ada"],
   ]);
   assert.match(String(failure[0].error), /500/);
+  const groupSize = failedIds.length;
+  assert.deepEqual(
+    messages(result, "warn").filter((msg) => msg.startsWith("Left for the next run")).map((msg) =>
+      msg.replace(/: API request failed: .*$/, "")
+    ),
+    [`Left for the next run: create stack with ${groupSize} assets: Failed to create stack`],
+  );
   assert.deepEqual(messages(result, "warn").filter((msg) => msg.startsWith("Run finished")), [
     "Run finished: 1 user processed, 0 users skipped, 1 action failed",
   ]);
@@ -716,6 +723,8 @@ Deno.test("main.ts under 5xx, dropped connections and 429 reaches a clean run's 
         line.level === "error" && /^Skipping Ada/.test(line.msg)
       );
       assert.equal(left.length + skipped.length, 1, result.stdout);
+      const undone = lines.filter((line) => line.msg.startsWith("Left for the next run: "));
+      assert.ok(skipped.length === 1 || undone.length > 0, result.stdout);
     }
   }
   assert.deepEqual(soakState(faulty, user.userId), expected);
