@@ -403,8 +403,15 @@ Deno.test("main.ts removes 1-asset stacks only when asked", async () => {
   assert.ok(library.server.stacks(library.userId).some((s) => s.id === single.id));
 
   library.server.clearRequests();
+  const dry = await run(env(library, { REMOVE_SINGLE_ASSET_STACKS: "true", DRY_RUN: "true" }));
+  assert.deepEqual(writes(library.server.requests), []);
+  assert.deepEqual(messages(dry).filter((msg) => msg.startsWith("[DRY RUN]")), [
+    `[DRY RUN] Would delete stack ${single.id}`,
+  ]);
+  library.server.clearRequests();
   const removed = await run(env(library, { REMOVE_SINGLE_ASSET_STACKS: "true" }));
   assert.equal(removed.code, 0);
+  assert.deepEqual(planOf(removed), planOf(dry));
   assert.deepEqual(writes(library.server.requests), [`DELETE /stacks/${single.id}`]);
   assert.deepEqual(messages(removed).filter((msg) => msg.startsWith("Deleted")), [
     `Deleted stack ${single.id}`,
@@ -441,8 +448,17 @@ Deno.test("main.ts resets every stack only in once mode with the exact confirmat
     assert.deepEqual(library.server.requests, [], JSON.stringify(refused));
   }
 
+  const dry = await run(env(library, { ...reset, DRY_RUN: "true" }));
+  assert.deepEqual(writes(library.server.requests), []);
+  assert.deepEqual(
+    messages(dry).filter((msg) => msg.startsWith("[DRY RUN] Would delete")).sort(),
+    old.map((stack) => `[DRY RUN] Would delete stack ${stack.id}`).sort(),
+  );
+  library.server.clearRequests();
   const done = await run(env(library, reset));
   assert.equal(done.code, 0);
+  assert.deepEqual(planOf(done), planOf(dry));
+  assert.equal(countsOf(summaryOf(done)), countsOf(summaryOf(dry)));
   const sent = writes(library.server.requests);
   const deletes = sent.filter((write) => write.startsWith("DELETE"));
   assert.deepEqual(deletes.sort(), old.map((stack) => `DELETE /stacks/${stack.id}`).sort());
