@@ -757,3 +757,25 @@ Deno.test("main.ts under 5xx, dropped connections and 429 reaches a clean run's 
   // Retry-After: 1 is honoured as it is, without backoff or jitter.
   assert.ok(retries.some((line) => line.msg.endsWith(" after 1000ms") && line.status === 429));
 });
+
+Deno.test("main.ts logs each group's members, parent and deciding rule at debug level", async () => {
+  const library = await startLibrary();
+  await using _server = library.server;
+  const result = await run(env(library, { DRY_RUN: "true", LOG_LEVEL: "debug" }));
+  assert.equal(result.code, 0);
+  const decisions = logLines(result)
+    .filter((line) => line.level === "debug" && / chosen by /.test(line.msg))
+    .map((line) => `${line.filename} by ${line.rule}: ${(line.members as string[]).length}`)
+    .sort();
+  assert.deepEqual(decisions, [
+    "IMG_0001.jpg by extension: 2",
+    "IMG_0002.jpg by extension: 2",
+    "IMG_0003~2.jpg by biggest-number: 2",
+    "IMG_0004_edited.jpg by filename: 3",
+    "IMG_0005.jpg by extension: 2",
+    "IMG_0005.jpg by extension: 2",
+    "IMG_20240501_102000_BURST003_COVER.jpg by filename: 4",
+  ]);
+  const info = await run(env(library, { DRY_RUN: "true" }));
+  assert.ok(!logLines(info).some((line) => / chosen by /.test(line.msg)), info.stdout);
+});
