@@ -7,6 +7,7 @@ import {
   TIME_KEYS,
 } from "../src/grouping/criteria.ts";
 import { groupAssets, type GroupingResult } from "../src/grouping/group.ts";
+import { seededRandom, shuffled } from "./_random.ts";
 
 // Timelines below count milliseconds from this instant.
 const T0 = Date.parse("2024-05-01T10:00:00.000Z");
@@ -729,19 +730,9 @@ Deno.test("groupAssets() returns nothing for no assets", () => {
 
 // Property tests over random libraries -----------------------------------------------------
 
-/** mulberry32: a small seeded generator, so every failure can be replayed by its seed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A library with few names, folders and checksums, times in bursts, some bad times. */
 function library(seed: number, size: number): Asset[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
   const assets: Asset[] = [];
   let ms = 0;
@@ -757,16 +748,6 @@ function library(seed: number, size: number): Asset[] {
     }));
   }
   return assets;
-}
-
-function shuffled<T>(items: readonly T[], seed: number): T[] {
-  const next = random(seed);
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(next() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
 }
 
 const PROPERTY_CRITERIA: { name: string; input: unknown }[] = [
@@ -822,7 +803,7 @@ Deno.test("groupAssets() returns disjoint groups of 2+ that ignore input order",
           assert.ok(!seen.has(s.asset.id), `seed ${seed}: skipped ${s.asset.id} is in a group`);
         }
         assert.deepEqual(
-          summary(groupAssets(shuffled(assets, seed), criteria)),
+          summary(groupAssets(shuffled(assets, seededRandom(seed)), criteria)),
           summary(result),
           `seed ${seed}: shuffling changed the result`,
         );

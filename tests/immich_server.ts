@@ -16,6 +16,7 @@
 import { z } from "zod";
 import { listenHttp, type RawRequest, type RawResponse, type RawServer } from "./_immich_http.ts";
 import { type StackRecord, StackStore, StackStoreError } from "./immich_stacks.ts";
+import { seededRandom } from "./_random.ts";
 import {
   FIXTURE_FILES,
   FIXTURE_SCREENSHOT_TIMES,
@@ -387,17 +388,6 @@ function parseVersion(text: string): Version {
   return { major, minor, patch, mode, legacyErrors: major < 3 };
 }
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const CORRELATION_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 function correlationId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(8));
@@ -572,7 +562,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
   let stackGeneration = 0;
   let clock = CLOCK_START;
   let faults: FaultOptions = {};
-  let random = mulberry32(1);
+  let random = seededRandom(1);
   const routeFaultUses = new Map<string, number>();
   /** Pending latency waits, released at close so no connection task hangs. */
   const sleepers = new Map<ReturnType<typeof setTimeout>, () => void>();
@@ -1592,7 +1582,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     },
     setFaults: (next) => {
       faults = next;
-      random = mulberry32(next.seed ?? 1);
+      random = seededRandom(next.seed ?? 1);
       routeFaultUses.clear();
     },
     close,

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import type { Asset, Group, RegexPromotion } from "../src/model.ts";
+import { seededRandom, shuffled } from "./_random.ts";
 import {
   createParentOrder,
   needsFileSize,
@@ -743,27 +744,6 @@ Deno.test("needsFileSize() is true only when a size keyword is listed", async (t
   }
 });
 
-/** Seeded PRNG (mulberry32), so a failure reproduces. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function shuffled<T>(items: readonly T[], next: () => number): T[] {
-  const copy = [...items];
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(next() * (i + 1));
-    [copy[i], copy[j]] = [copy[j], copy[i]];
-  }
-  return copy;
-}
-
 const STEMS = [
   "IMG_1234",
   "img_1234",
@@ -792,7 +772,7 @@ const OPTION_SETS: readonly PromotionOptions[] = [
 ];
 
 Deno.test("promoteParents() gives the same order for any input order (seeded)", () => {
-  const next = random(20240101);
+  const next = seededRandom(20240101);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
   for (let round = 0; round < 300; round++) {
     const size = 2 + Math.floor(next() * 19);

@@ -5,18 +5,7 @@ import { type PlanGroup, type PlanOptions, planStacks } from "../src/reconcile/p
 import { applyPlan, type StackWriter } from "../src/reconcile/apply.ts";
 import type { Stack } from "../src/model.ts";
 import { type StackRecord, StackStore } from "./immich_stacks.ts";
-
-/** mulberry32: a small seeded PRNG, so a failing case can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom, shuffled } from "./_random.ts";
 
 interface Case {
   readonly store: StackStore;
@@ -25,7 +14,7 @@ interface Case {
 }
 
 function randomCase(seed: number): Case {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const int = (n: number) => Math.floor(random() * n);
   const assetIds = Array.from({ length: 4 + int(20) }, (_, i) => `a${i}`);
   const pick = () => assetIds[int(assetIds.length)];
@@ -43,10 +32,10 @@ function randomCase(seed: number): Case {
   }
 
   // Disjoint groups of 2-5 assets over a random part of the library, parent first.
-  const shuffled = [...assetIds].sort(() => random() - 0.5).slice(0, int(assetIds.length + 1));
+  const picked = shuffled(assetIds, random).slice(0, int(assetIds.length + 1));
   const groups: PlanGroup[] = [];
-  for (let i = 0; i + 1 < shuffled.length;) {
-    const ids = shuffled.slice(i, i + 2 + int(4));
+  for (let i = 0; i + 1 < picked.length;) {
+    const ids = picked.slice(i, i + 2 + int(4));
     if (ids.length < 2) break;
     groups.push({
       key: `g${groups.length}`,
