@@ -44,13 +44,18 @@ function section(title: string): string {
   return README.slice(start, end < 0 ? undefined : end);
 }
 
-/** `NAME=value` lines of the ```sh blocks of a text, single quotes around the value removed. */
-function shellSettings(text: string): Record<string, string> {
+/** The `NAME=value` lines of the ```sh blocks of a text, as written. */
+function settingLines(text: string): string[] {
+  return [...text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)]
+    .flatMap(([, block]) => block.match(/^[A-Z][A-Z0-9_]*=.*$/gm) ?? []);
+}
+
+/** Settings from `NAME=value` lines as a shell reads them: single quotes taken literally. */
+function shellSettings(lines: readonly string[]): Record<string, string> {
   const settings: Record<string, string> = {};
-  for (const [, block] of text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
-    for (const [, name, value] of block.matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gm)) {
-      settings[name] = value.replace(/^'(.*)'$/, "$1");
-    }
+  for (const line of lines) {
+    const [, name, value] = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line)!;
+    settings[name] = value.replace(/^'(.*)'$/, "$1");
   }
   return settings;
 }
@@ -67,6 +72,8 @@ interface RecipeFile {
 
 interface Recipe {
   readonly title: string;
+  /** The setting lines as the README shows them. */
+  readonly lines: readonly string[];
   readonly settings: Record<string, string>;
   readonly files: readonly RecipeFile[];
 }
@@ -74,7 +81,8 @@ interface Recipe {
 function recipes(): Recipe[] {
   return section("Recipes").split(/^### /m).slice(1).map((text) => ({
     title: text.slice(0, text.indexOf("\n")),
-    settings: shellSettings(text),
+    lines: settingLines(text),
+    settings: shellSettings(settingLines(text)),
     files: [...text.matchAll(/^\| `([^`]+)` +\| (\d\d:\d\d:\d\d\.\d{3}) +\| ([^|]+?) +\|$/gm)]
       .map(([, name, taken, stack]) => ({
         name,
@@ -124,6 +132,14 @@ Deno.test("README recipes make exactly the stacks their tables show", async (t) 
       });
       assert.equal(command.kind, "run");
       if (command.kind !== "run") return;
+      // The README says the lines work unchanged in a .env file.
+      const fromFile = loadSettings({
+        args: [],
+        env: { API_URL: server.url, API_KEY: key },
+        version: denoJson.version,
+        readTextFile: () => recipe.lines.join("\n"),
+      });
+      assert.deepEqual(fromFile, command);
       const [report] = await runPass(command.settings);
       assert.equal(report.status, "done", report.error);
       const actual = server.stacks(user.id).map((stack) =>
@@ -183,6 +199,13 @@ Deno.test("README, Dockerfile, compose file and example workflow name only exist
   assert.ok(
     readmeNames.length > 20 && yamlKeys(COMPOSE).length >= 5 && yamlKeys(SCHEDULED).length >= 3,
   );
+});
+
+Deno.test("README's first commands are the demo, then the tests", () => {
+  const block = /^```sh\n([\s\S]*?)^```$/m.exec(README);
+  assert.ok(block !== null);
+  const commands = block[1].trim().split("\n").map((line) => line.replace(/\s*#.*$/, ""));
+  assert.deepEqual(commands, ["deno task demo", "deno task test"]);
 });
 
 Deno.test("README's settings table has a row for every setting", () => {
