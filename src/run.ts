@@ -7,7 +7,7 @@
  */
 import { getLogger, type Logger } from "@logtape/logtape";
 import { ApiError, delay } from "./api/http.ts";
-import { createImmichClient, type ImmichClient, REQUIRED_PERMISSIONS } from "./api/immich.ts";
+import { createImmichClient, type ImmichClient, neededPermissions } from "./api/immich.ts";
 import type { Settings } from "./config.ts";
 import { type Criteria, parseCriteria, promotionInputs } from "./grouping/criteria.ts";
 import { groupAssets } from "./grouping/group.ts";
@@ -18,9 +18,6 @@ import { planStacks } from "./reconcile/plan.ts";
 import { renderPlan } from "./reconcile/render.ts";
 
 const logger = getLogger(["stacksync", "run"]);
-
-/** Permissions a dry run needs: it only reads. */
-const READ_PERMISSIONS: readonly string[] = ["user.read", "asset.read", "stack.read"];
 
 /** Counts of one user's pass; `failed` is the number of actions that failed. */
 export interface PassCounts {
@@ -334,7 +331,9 @@ async function processUser(
   const client = createImmichClient({ baseUrl: settings.apiUrl, apiKey });
   try {
     await client.serverVersion();
-    await client.requirePermissions(settings.dryRun ? READ_PERMISSIONS : REQUIRED_PERMISSIONS);
+    await client.requirePermissions(
+      neededPermissions({ dryRun: settings.dryRun, albums: settings.filterAlbumIds }),
+    );
     user = (await client.me()).name;
     const userLog = logger.with({ user });
     userLog.info("Processing user: {user}", { user });

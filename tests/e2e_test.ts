@@ -779,3 +779,31 @@ Deno.test("main.ts logs each group's members, parent and deciding rule at debug 
   const info = await run(env(library, { DRY_RUN: "true" }));
   assert.ok(!logLines(info).some((line) => / chosen by /.test(line.msg)), info.stdout);
 });
+
+Deno.test("main.ts asks for album.read before resolving FILTER_ALBUM_IDS names", async () => {
+  const library = await startLibrary();
+  await using _server = library.server;
+  const { server, ids, userId } = library;
+  server.addAlbum(userId, "Holidays", [ids["IMG_0001.jpg"], ids["IMG_0001.dng"]]);
+  const reads = ["user.read", "asset.read", "stack.read"];
+  const withoutAlbums = server.addKey(userId, { permissions: reads, secret: "sk-no-albums-1" });
+  const withAlbums = server.addKey(userId, {
+    permissions: [...reads, "album.read"],
+    secret: "sk-albums-2",
+  });
+  const base = { DRY_RUN: "true", FILTER_ALBUM_IDS: "Holidays" };
+
+  const refused = await run(env(library, { ...base, API_KEY: withoutAlbums }));
+  assert.equal(refused.code, 1);
+  assert.ok(
+    messages(refused, "error").some((msg) => /lacks the permissions album\.read:/.test(msg)),
+    refused.stdout,
+  );
+  assert.ok(!server.requests.some((request) => request.path === "/albums"));
+
+  const allowed = await run(env(library, { ...base, API_KEY: withAlbums }));
+  assert.equal(allowed.code, 0, allowed.stdout);
+  assert.deepEqual(messages(allowed).filter((msg) => msg.startsWith("[DRY RUN]")), [
+    "[DRY RUN] Would create stack with 2 assets",
+  ]);
+});

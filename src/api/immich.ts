@@ -28,6 +28,41 @@ export const REQUIRED_PERMISSIONS: readonly string[] = [
   "stack.delete",
 ];
 
+/** The permissions of a dry run, which only reads. */
+const READ_PERMISSIONS: readonly string[] = REQUIRED_PERMISSIONS.slice(0, 3);
+
+/** What a run does that needs permissions; see {@linkcode neededPermissions}. */
+export interface PermissionNeeds {
+  /** A dry run only reads. */
+  readonly dryRun: boolean;
+  /** FILTER_ALBUM_IDS as given: album names (not ids) are resolved through `GET /albums`. */
+  readonly albums?: readonly string[];
+}
+
+/**
+ * The permissions a run needs, so the preflight names every missing one before any write.
+ *
+ * @param needs Dry run or real, and the album filter.
+ * @returns The permissions: the three reads, the stack writes unless dry, and `album.read`
+ * when an album is given by name.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { neededPermissions } from "./immich.ts";
+ *
+ * assert.deepEqual(neededPermissions({ dryRun: true, albums: ["Holidays"] }), [
+ *   "user.read", "asset.read", "stack.read", "album.read",
+ * ]);
+ * assert.equal(neededPermissions({ dryRun: false }).length, 6);
+ * ```
+ */
+export function neededPermissions(needs: PermissionNeeds): string[] {
+  const needed = [...needs.dryRun ? READ_PERMISSIONS : REQUIRED_PERMISSIONS];
+  if (needs.albums?.some((album) => !UUID.test(album))) needed.push("album.read");
+  return needed;
+}
+
 /** Settings of {@linkcode createImmichClient}: those of the HTTP client. */
 export type ImmichClientOptions = HttpClientOptions;
 
