@@ -1,0 +1,95 @@
+/**
+ * The Immich test server in a process of its own, loaded with a generated library, for
+ * `deno task bench`: the CLI under measurement then shares no CPU time or heap with the server's
+ * bookkeeping beyond the machine itself.
+ *
+ * Usage: `deno run --allow-net=127.0.0.1 scripts/_bench_server.ts --assets N --seed S [--stacks]
+ * [--partners]`
+ *
+ * It prints one JSON line `{"url", "users": [{id, name, key}], "assets", "stacks"}` on stdout once
+ * the library is loaded, then answers commands read line by line from stdin, one JSON line each:
+ * - `requests`: request counts by endpoint (`"POST /stacks"`, `"DELETE /stacks/{id}"`) since the
+ *   last `requests`, and clears the log;
+ * - `stacks`: how many stacks each user has now;
+ * - `quit` (or end of input): closes the server and exits.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { type RecordedRequest, startImmichServer } from "../tests/immich_server.ts";
+import { generateLibrary, loadLibrary } from "./gen_library.ts";
+
+const UUID_SEGMENT = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=\/|$)/gi;
+
+/**
+ * Request counts by endpoint, with ids in paths replaced by `{id}`.
+ *
+ * @param requests The server's request log.
+ * @returns Counts keyed `"METHOD /path"`.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { countByEndpoint } from "./_bench_server.ts";
+ *
+ * const id = "c328d6e8-5867-45d6-af44-8141dfbc39a6";
+ * const request = { method: "DELETE", path: `/stacks/${id}`, query: {}, body: undefined, status: 204 };
+ * assert.deepEqual(countByEndpoint([request, request]), { "DELETE /stacks/{id}": 2 });
+ * ```
+ */
+export function countByEndpoint(requests: readonly RecordedRequest[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const request of requests) {
+    const key = `${request.method} ${request.path.replace(UUID_SEGMENT, "/{id}")}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      assets: { type: "string" },
+      seed: { type: "string", default: "1" },
+      stacks: { type: "boolean", default: false },
+      partners: { type: "boolean", default: false },
+    },
+  });
+  const assets = Number(values.assets);
+  const library = generateLibrary({
+    seed: Number(values.seed),
+    assets,
+    partners: values.partners,
+  });
+  const users = values.stacks
+    ? library.users
+    : library.users.map((user) => ({ ...user, stacks: [] }));
+  await using server = await startImmichServer();
+  const loaded = loadLibrary(server, { users });
+  const stackCount = () => loaded.users.map((user) => server.stacks(user.id).length);
+  const write = (value: unknown) => console.log(JSON.stringify(value));
+  write({ url: server.url, users: loaded.users, assets, stacks: stackCount() });
+
+  const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream());
+  let pending = "";
+  for await (const chunk of lines) {
+    pending += chunk;
+    let newline: number;
+    while ((newline = pending.indexOf("\n")) >= 0) {
+      const command = pending.slice(0, newline).trim();
+      pending = pending.slice(newline + 1);
+      if (command === "quit") return;
+      if (command === "requests") {
+        write(countByEndpoint(server.requests));
+        server.clearRequests();
+      } else if (command === "stacks") {
+        write(stackCount());
+      } else {
+        write({ error: `Unknown command: ${command}` });
+      }
+    }
+  }
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,541 @@
+/**
+ * `deno task bench`: measures the real stacksync CLI at library scale (issue 7).
+ *
+ * For each size it starts the Immich test server in a process of its own
+ * (`scripts/_bench_server.ts`) with a generated library (`scripts/gen_library.ts`, plus a partner
+ * whose assets search also returns), then runs `deno run <compile permission flags> main.ts` as a
+ * subprocess over real HTTP, in this order:
+ *
+ * 1. **dry run** on the unstacked library (every read, the whole plan, no write);
+ * 2. **first run** on the unstacked library (creates every stack);
+ * 3. **floor**: the same Immich client only downloading and parsing `GET /stacks` and every
+ *    search page (`scripts/_bench_floor.ts`), now that the library is stacked;
+ * 4. **steady state**: a run with nothing to change.
+ *
+ * Floor and steady state run `repeat` times alternately and the fastest of each is kept, so that
+ * one noisy moment on a shared machine does not decide their ratio.
+ *
+ * Per run it records wall time, CPU time (user + system: the `cutime`/`cstime` of a `sh` that
+ * waited for the process, exact), peak RSS (`VmHWM` of `/proc/<pid>/status`, polled every 10 ms;
+ * the high-water mark only grows, so a late sample is still exact unless the peak falls in the
+ * last 10 ms), requests by endpoint (from the server's log) and the grouping + promotion +
+ * planning time that the CLI logs at debug (`Computed … groups and the plan in … ms`). The
+ * computing time comes from a second, debug-level run of the same scenario where the state allows
+ * it (dry run, steady state), because debug logging of 50 000 groups would distort the timed run;
+ * the first run computes exactly what the dry run before it computed.
+ *
+ * Usage: `deno task bench [--sizes 20000,200000] [--seed 1] [--repeat 2] [--out BENCHMARKS.md]`
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { PERMISSION_FLAGS } from "./compile.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const MAIN = `${ROOT}main.ts`;
+const CONFIG = `${ROOT}deno.json`;
+const SERVER_SCRIPT = `${ROOT}scripts/_bench_server.ts`;
+const FLOOR_SCRIPT = `${ROOT}scripts/_bench_floor.ts`;
+const COMPUTED_LINE = /Computed (\d+) groups and the plan in ([\d.]+) ms/;
+
+/** A scenario of {@linkcode runBench}. */
+export type Scenario = "dry run" | "first run" | "floor" | "steady state";
+
+/** What one measured process did. */
+export interface Measurement {
+  readonly wallMs: number;
+  /** User + system CPU time of the process. */
+  readonly cpuMs: number;
+  /** Peak resident set size (VmHWM) in MiB. */
+  readonly peakRssMiB: number;
+  readonly exitCode: number;
+  /** Its standard output and error. */
+  readonly output: string;
+}
+
+/** One row of the results. */
+export interface BenchResult extends Omit<Measurement, "output"> {
+  /** Assets of the benchmarked user. */
+  readonly size: number;
+  readonly scenario: Scenario;
+  /** Requests by endpoint, e.g. `{"GET /stacks": 1, "POST /search/metadata": 200}`. */
+  readonly requests: Readonly<Record<string, number>>;
+  /** Write requests (POST/PUT/DELETE /stacks). */
+  readonly writes: number;
+  /** Stacks on the server after the run. */
+  readonly stacksAfter: number;
+  /** Grouping + promotion + planning in ms, from the CLI's debug line. */
+  readonly computeMs?: number;
+  /** Groups the CLI computed. */
+  readonly groups?: number;
+}
+
+/** Options of {@linkcode runBench}. */
+export interface BenchOptions {
+  /** Assets per size. */
+  readonly sizes: readonly number[];
+  /** @default {1} */
+  readonly seed?: number;
+  /** Runs of floor and steady state per size; the fastest counts. @default {2} */
+  readonly repeat?: number;
+  /** Progress lines. @default {console.error} */
+  readonly progress?: (line: string) => void;
+}
+
+/** The machine the figures were taken on. */
+export interface Machine {
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly memoryGiB: number;
+  readonly deno: string;
+  readonly os: string;
+}
+
+function clockTicks(): number {
+  try {
+    const out = new Deno.Command("getconf", { args: ["CLK_TCK"] }).outputSync();
+    const ticks = Number(new TextDecoder().decode(out.stdout).trim());
+    return Number.isFinite(ticks) && ticks > 0 ? ticks : 100;
+  } catch {
+    return 100;
+  }
+}
+
+/**
+ * The `sh` wrapper: runs the command with its output in `$OUT` and samples its `/proc` files
+ * every 20 ms with shell builtins (Deno may read `/proc` only with `--allow-all`), then prints
+ * the last `VmHWM` and the last `/proc/<pid>/stat`. The high-water mark only grows and CPU time
+ * only adds up, so the last sample falls short by at most what happened in the final 20 ms
+ * (nothing at all when the sample caught the process as a zombie, whose stat is final).
+ */
+const WRAPPER = `"$@" >"$OUT" 2>&1 &
+pid=$!
+hwm=0
+stat=
+while [ -r "/proc/$pid/stat" ]; do
+  while read -r key value rest; do
+    case "$key" in VmHWM:) hwm=$value ;; esac
+  done 2>/dev/null <"/proc/$pid/status"
+  read -r line 2>/dev/null <"/proc/$pid/stat" && stat=$line
+  sleep 0.02
+done
+wait "$pid"
+rc=$?
+echo "$hwm"
+echo "$stat"
+exit $rc`;
+
+async function measure(
+  command: readonly string[],
+  env: Readonly<Record<string, string>>,
+  cwd: string,
+): Promise<Measurement> {
+  const outFile = await Deno.makeTempFile({ prefix: "stacksync-bench-", suffix: ".log" });
+  try {
+    const started = performance.now();
+    const child = new Deno.Command("sh", {
+      args: ["-c", WRAPPER, "sh", ...command],
+      env: { ...env, OUT: outFile },
+      clearEnv: true,
+      cwd,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const [status, text] = await Promise.all([
+      child.status,
+      new Response(child.stdout).text(),
+    ]);
+    // The wrapper ends a few ms after the process: the sampling interval at most.
+    const wallMs = performance.now() - started;
+    const [hwmLine = "", statLine = ""] = text.split("\n");
+    // After the parenthesised command name come state (field 3) ... utime (14) and stime (15).
+    const fields = statLine.slice(statLine.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return {
+      wallMs,
+      cpuMs: ticks * 1000 / TICKS,
+      peakRssMiB: Number(hwmLine) / 1024,
+      exitCode: status.code,
+      output: await Deno.readTextFile(outFile),
+    };
+  } finally {
+    await Deno.remove(outFile);
+  }
+}
+
+const TICKS = clockTicks();
+
+/** The server process of one size, driven through its stdin. */
+interface ServerProcess {
+  readonly url: string;
+  readonly key: string;
+  command(name: "requests"): Promise<Record<string, number>>;
+  command(name: "stacks"): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+async function startServer(size: number, seed: number): Promise<ServerProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--config",
+      CONFIG,
+      "--allow-net=127.0.0.1",
+      "--allow-read",
+      SERVER_SCRIPT,
+      "--assets",
+      String(size),
+      "--seed",
+      String(seed),
+      "--partners",
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const writer = child.stdin.getWriter();
+  let buffer = "";
+  const nextLine = async (): Promise<string> => {
+    for (;;) {
+      const newline = buffer.indexOf("\n");
+      if (newline >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        return line;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`Cannot read from the bench server: it exited: size ${size}`);
+      buffer += value;
+    }
+  };
+  const ready = JSON.parse(await nextLine());
+  const command = async (name: string) => {
+    await writer.write(new TextEncoder().encode(`${name}\n`));
+    return JSON.parse(await nextLine());
+  };
+  return {
+    url: ready.url,
+    key: ready.users[0].key,
+    command,
+    async close() {
+      await writer.write(new TextEncoder().encode("quit\n"));
+      await writer.close();
+      await reader.cancel();
+      await child.status;
+    },
+  } as ServerProcess;
+}
+
+function cliCommand(script: string, flags: readonly string[]): string[] {
+  return [Deno.execPath(), "run", "--config", CONFIG, ...flags, script];
+}
+
+function isWrite(endpoint: string): boolean {
+  return /^(POST|PUT|DELETE) \/stacks/.test(endpoint);
+}
+
+/**
+ * Runs the benchmark: for each size, the four scenarios against a fresh server process.
+ *
+ * @param options Sizes, seed, repeats and a progress sink.
+ * @returns One result per size and scenario, in run order.
+ * @throws {Error} When the CLI or the floor client exits with a non-zero status.
+ */
+export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
+  const seed = options.seed ?? 1;
+  const repeat = Math.max(1, options.repeat ?? 2);
+  const progress = options.progress ?? ((line: string) => console.error(line));
+  const cwd = await Deno.makeTempDir({ prefix: "stacksync-bench-" });
+  const results: BenchResult[] = [];
+  try {
+    for (const size of options.sizes) {
+      progress(`bench: loading ${size} assets`);
+      const server = await startServer(size, seed);
+      try {
+        const baseEnv = {
+          PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+          HOME: Deno.env.get("HOME") ?? cwd,
+          DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
+          API_URL: server.url,
+          API_KEY: server.key,
+          RUN_MODE: "once",
+          LOG_LEVEL: "info",
+        };
+        const env = Object.fromEntries(Object.entries(baseEnv).filter(([, v]) => v !== ""));
+        const run = async (
+          scenario: Scenario,
+          extraEnv: Record<string, string>,
+        ): Promise<BenchResult> => {
+          const script = scenario === "floor" ? FLOOR_SCRIPT : MAIN;
+          const measured = await measure(
+            cliCommand(script, PERMISSION_FLAGS),
+            { ...env, ...extraEnv },
+            cwd,
+          );
+          const requests = await server.command("requests");
+          if (measured.exitCode !== 0) {
+            throw new Error(
+              `Cannot benchmark ${scenario} at ${size} assets as it exited with ` +
+                `${measured.exitCode}: ${measured.output.slice(-2000)}`,
+            );
+          }
+          const { output: _, ...figures } = measured;
+          const writes = Object.entries(requests)
+            .filter(([endpoint]) => isWrite(endpoint))
+            .reduce((sum, [, n]) => sum + n, 0);
+          const stacksAfter = (await server.command("stacks"))[0];
+          progress(
+            `bench: ${size} ${scenario}: ${Math.round(figures.wallMs)} ms wall, ` +
+              `${Math.round(figures.cpuMs)} ms CPU, ${figures.peakRssMiB.toFixed(0)} MiB, ` +
+              `${writes} writes`,
+          );
+          return { size, scenario, ...figures, requests, writes, stacksAfter };
+        };
+        /** The compute time of a scenario, from a debug-level rerun that changes nothing. */
+        const computed = async (scenario: Scenario, extraEnv: Record<string, string>) => {
+          const measured = await measure(
+            cliCommand(MAIN, PERMISSION_FLAGS),
+            { ...env, ...extraEnv, LOG_LEVEL: "debug" },
+            cwd,
+          );
+          await server.command("requests");
+          const match = COMPUTED_LINE.exec(measured.output);
+          if (measured.exitCode !== 0 || match === null) {
+            throw new Error(
+              `Cannot read the compute time of ${scenario} at ${size} assets: ` +
+                measured.output.slice(-2000),
+            );
+          }
+          return { groups: Number(match[1]), computeMs: Number(match[2]) };
+        };
+        const fastest = (rows: BenchResult[]) =>
+          rows.reduce((best, row) => (row.wallMs < best.wallMs ? row : best));
+
+        const dryEnv = { DRY_RUN: "true" };
+        const dry = await run("dry run", dryEnv);
+        const dryCompute = await computed("dry run", dryEnv);
+        results.push({ ...dry, ...dryCompute });
+        const first = await run("first run", {});
+        results.push({ ...first, ...dryCompute });
+        const floors: BenchResult[] = [];
+        const steadies: BenchResult[] = [];
+        for (let i = 0; i < repeat; i++) {
+          floors.push(await run("floor", {}));
+          steadies.push(await run("steady state", {}));
+        }
+        results.push(fastest(floors));
+        results.push({ ...fastest(steadies), ...(await computed("steady state", {})) });
+      } finally {
+        await server.close();
+      }
+    }
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+  return results;
+}
+
+/**
+ * Describes this machine for the results.
+ *
+ * @returns CPU count and model, memory, Deno version and OS.
+ */
+export function describeMachine(): Machine {
+  // Deno reads /proc only with --allow-all; `sh` may.
+  let cpuModel = "unknown";
+  try {
+    const out = new Deno.Command("sh", {
+      args: ["-c", "grep -m1 '^model name' /proc/cpuinfo"],
+      stderr: "null",
+    }).outputSync();
+    cpuModel = /:\s*(.+)$/.exec(new TextDecoder().decode(out.stdout).trim())?.[1] ?? cpuModel;
+  } catch {
+    // No sh or no /proc: the model stays unknown.
+  }
+  return {
+    cpus: navigator.hardwareConcurrency,
+    cpuModel,
+    memoryGiB: Deno.systemMemoryInfo().total / 2 ** 30,
+    deno: Deno.version.deno,
+    os: `${Deno.build.os} ${Deno.osRelease()}`,
+  };
+}
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+function requestsText(requests: Readonly<Record<string, number>>): string {
+  return Object.entries(requests)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([endpoint, n]) => `${endpoint} ×${fmt(n)}`)
+    .join("<br>");
+}
+
+/** Derived figures that the targets are judged on. */
+export interface Verdicts {
+  readonly lines: readonly string[];
+}
+
+function find(results: readonly BenchResult[], size: number, scenario: Scenario) {
+  return results.find((r) => r.size === size && r.scenario === scenario);
+}
+
+/**
+ * Judges the results against the targets of issue 7 at the largest size, and the growth from the
+ * smallest to the largest.
+ *
+ * @param results From {@linkcode runBench}.
+ * @returns One line per target, saying met or missed with the measured figure.
+ */
+export function judge(results: readonly BenchResult[]): Verdicts {
+  const sizes = [...new Set(results.map((r) => r.size))].sort((a, b) => a - b);
+  const big = sizes[sizes.length - 1];
+  const small = sizes[0];
+  const lines: string[] = [];
+  const mark = (ok: boolean) => (ok ? "met" : "**missed**");
+  const steady = find(results, big, "steady state");
+  const floor = find(results, big, "floor");
+  const first = find(results, big, "first run");
+  const dry = find(results, big, "dry run");
+  if (steady && floor) {
+    const ratio = steady.wallMs / floor.wallMs;
+    lines.push(
+      `Steady state wall ≤ 1.5 × floor at ${fmt(big)}: ${fmt(steady.wallMs)} ms vs ` +
+        `${fmt(floor.wallMs)} ms = ${fmt(ratio, 2)} × — ${mark(ratio <= 1.5)}`,
+    );
+    lines.push(
+      `Steady state sends no write: ${fmt(steady.writes)} writes — ${mark(steady.writes === 0)}`,
+    );
+  }
+  const peak = Math.max(
+    ...results.filter((r) => r.size === big && r.scenario !== "floor")
+      .map((r) => r.peakRssMiB),
+  );
+  lines.push(
+    `Peak RSS of the CLI ≤ 220 MB at ${fmt(big)}: ${fmt(peak * 1.048576)} MB (${fmt(peak)} MiB) — ${
+      mark(peak * 1.048576 <= 220)
+    }`,
+  );
+  const compute = Math.max(
+    ...results.filter((r) => r.size === big && r.computeMs !== undefined).map((r) => r.computeMs!),
+  );
+  lines.push(
+    `Grouping + promotion + planning < 1.5 s at ${fmt(big)}: ${fmt(compute)} ms — ${
+      mark(compute < 1500)
+    }`,
+  );
+  if (first && dry && first.writes > 0) {
+    // The dry run before it did every read and the whole plan: the rest is the writes' cost.
+    const perWrite = (first.cpuMs - dry.cpuMs) / first.writes;
+    const overall = first.cpuMs / first.writes;
+    lines.push(
+      `First run client CPU per write < 0.5 ms: ${fmt(perWrite, 3)} ms (the run's CPU beyond ` +
+        `the dry run's, over ${fmt(first.writes)} writes; all its CPU over them: ` +
+        `${fmt(overall, 3)} ms) — ${mark(perWrite < 0.5)}`,
+    );
+  }
+  if (small !== big) {
+    const growth = big / small;
+    for (const scenario of ["steady state", "first run", "dry run"] as const) {
+      const a = find(results, small, scenario);
+      const b = find(results, big, scenario);
+      if (!a || !b) continue;
+      const time = b.wallMs / a.wallMs;
+      const cpu = b.cpuMs / a.cpuMs;
+      const memory = b.peakRssMiB / a.peakRssMiB;
+      lines.push(
+        `Growth ${fmt(small)} → ${fmt(big)} (${fmt(growth)} × the assets), ${scenario}: ` +
+          `wall ${fmt(time, 2)} ×, CPU ${fmt(cpu, 2)} ×, peak RSS ${fmt(memory, 2)} × — ${
+            mark(time <= growth * 1.1 && cpu <= growth * 1.1 && memory <= growth * 1.1)
+          }`,
+      );
+    }
+  }
+  return { lines };
+}
+
+/**
+ * Renders the results as the BENCHMARKS.md document.
+ *
+ * @param results From {@linkcode runBench}.
+ * @param options The machine, the command that produced the results, and notes.
+ * @returns Markdown text.
+ */
+export function renderBenchmarks(
+  results: readonly BenchResult[],
+  options: { readonly machine: Machine; readonly command: string; readonly date: string },
+): string {
+  const m = options.machine;
+  const rows = results.map((r) =>
+    `| ${fmt(r.size)} | ${r.scenario} | ${fmt(r.wallMs)} | ${fmt(r.cpuMs)} | ${
+      fmt(r.peakRssMiB * 1.048576)
+    } | ${r.computeMs === undefined ? "–" : fmt(r.computeMs)} | ${
+      r.groups === undefined ? "–" : fmt(r.groups)
+    } | ${fmt(r.writes)} | ${fmt(r.stacksAfter)} | ${requestsText(r.requests)} |`
+  );
+  return [
+    "# Benchmarks",
+    "",
+    "Generated by `deno task bench` (scripts/bench.ts); re-run it to refresh this file.",
+    "",
+    `- Command: \`${options.command}\``,
+    `- Date: ${options.date}`,
+    `- Machine: ${m.cpus} CPUs (${m.cpuModel}), ${fmt(m.memoryGiB, 1)} GiB memory, ${m.os}`,
+    `- Deno ${m.deno}; the CLI runs as \`deno run ${PERMISSION_FLAGS.join(" ")} main.ts\``,
+    "- Library: `scripts/gen_library.ts`, seed 1, one user plus a partner with a tenth as many " +
+    "assets (search returns partner assets; the client drops them), on the Immich test server in " +
+    "its own process on loopback. Default settings (CRITERIA, promotion, no archived/trashed/videos).",
+    "",
+    "## Targets",
+    "",
+    ...judge(results).lines.map((line) => `- ${line}`),
+    "",
+    "## Results",
+    "",
+    "Wall and CPU in ms; peak RSS (VmHWM) in MB; compute = grouping + promotion + planning as the " +
+    "CLI logs it at debug (taken from a debug-level rerun of the same state; the first run " +
+    "computes what the dry run before it computed). Floor and steady state: fastest of the " +
+    "repeats. Writes = POST/PUT/DELETE /stacks.",
+    "",
+    "| assets | scenario | wall | CPU | peak RSS | compute | groups | writes | stacks after | requests |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ...rows,
+    "",
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      sizes: { type: "string", default: "20000,200000" },
+      seed: { type: "string", default: "1" },
+      repeat: { type: "string", default: "2" },
+      out: { type: "string", default: `${ROOT}BENCHMARKS.md` },
+    },
+  });
+  const sizes = values.sizes.split(",").map((s) => Number(s.trim()));
+  if (sizes.some((s) => !Number.isInteger(s) || s <= 0)) {
+    throw new RangeError(
+      `Cannot run the bench as --sizes needs positive integers: current value is ${values.sizes}`,
+    );
+  }
+  const results = await runBench({
+    sizes,
+    seed: Number(values.seed),
+    repeat: Number(values.repeat),
+  });
+  const command = ["deno task bench", ...Deno.args].join(" ");
+  const text = renderBenchmarks(results, {
+    machine: describeMachine(),
+    command,
+    date: new Date().toISOString().slice(0, 10),
+  });
+  await Deno.writeTextFile(values.out, text);
+  console.log(text);
+}
+
+if (import.meta.main) await main();
