@@ -1,0 +1,119 @@
+import assert from "node:assert/strict";
+import { judge, renderBenchmarks, runBench } from "../scripts/bench.ts";
+import { generateLibrary, loadLibrary } from "../scripts/gen_library.ts";
+import { startImmichServer } from "./immich_server.ts";
+
+Deno.test("generateLibrary() is deterministic and sized as asked", () => {
+  const a = generateLibrary({ seed: 3, assets: 1500, users: 2 });
+  assert.deepEqual(generateLibrary({ seed: 3, assets: 1500, users: 2 }), a);
+  assert.notDeepEqual(
+    generateLibrary({ seed: 4, assets: 1500, users: 2 }).users[0].assets,
+    a.users[0].assets,
+  );
+  assert.deepEqual(a.users.map((u) => u.assets.length), [1500, 1500]);
+  const ids = a.users.flatMap((u) => u.assets.map((asset) => asset.id));
+  assert.equal(new Set(ids).size, ids.length);
+  for (const id of ids) {
+    assert.match(id ?? "", /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  }
+});
+
+Deno.test("generateLibrary() makes every kind of asset and pre-existing stack the issue lists", () => {
+  const { users } = generateLibrary({ seed: 1, assets: 4000 });
+  const assets = users[0].assets;
+  const names = assets.map((asset) => asset.originalFileName);
+  const has = (pattern: RegExp) => names.some((name) => pattern.test(name));
+  assert.ok(has(/^IMG_\d{4}\.CR3$/), "Canon raw");
+  assert.ok(has(/^DSC0\d{4}\.ARW$/), "Sony raw");
+  assert.ok(has(/^IMG_\d{4}\.HEIC$/), "iPhone");
+  assert.ok(has(/^PXL_\d{8}_\d{9}\.RAW-01\.MP\.COVER\.jpg$/), "Pixel raw cover");
+  assert.ok(has(/^\d{8}_\d{6}\.jpg$/), "Samsung");
+  assert.ok(has(/~2\.JPG$/) && has(/_edited\.jpg$/), "edited copies");
+  const screenshots = assets.filter((asset) => /^Screenshot_|\.PNG$/.test(asset.originalFileName));
+  assert.ok(screenshots.length > 0 && screenshots.every((asset) => asset.make === null));
+  const hidden = assets.filter((asset) => asset.visibility === "hidden");
+  assert.ok(hidden.length > 0);
+  assert.ok(hidden.every((motion) => assets.some((still) => still.livePhotoVideoId === motion.id)));
+  assert.ok(assets.some((asset) => asset.visibility === "archive"), "archived");
+  assert.ok(assets.some((asset) => asset.isTrashed), "trashed");
+
+  const byId = new Map(assets.map((asset) => [asset.id, asset]));
+  const stacks = users[0].stacks;
+  const at = (id: string) => byId.get(id)!.localDateTime!;
+  // A burst stacked by hand: members taken 100–900 ms apart, names all different.
+  const burst = stacks.find((stack) => new Set(stack.map(at)).size === stack.length);
+  assert.ok(burst !== undefined && burst.length >= 3);
+  const gaps = burst.slice(1).map((id, i) => Date.parse(at(id)) - Date.parse(at(burst[i])));
+  assert.ok(gaps.every((gap) => gap >= 100 && gap <= 900), `gaps ${gaps}`);
+  // One visible member, the other trashed.
+  assert.ok(stacks.some((stack) => stack.filter((id) => !byId.get(id)!.isTrashed).length === 1));
+  // A raw file as primary: the wrong parent under the default promotion.
+  assert.ok(
+    stacks.some((stack) => /\.(CR3|ARW|dng|DNG)$/.test(byId.get(stack[0])!.originalFileName)),
+  );
+});
+
+Deno.test("generateLibrary() with partners shares each library with another user", async () => {
+  const library = generateLibrary({ seed: 2, assets: 200, partners: true });
+  assert.deepEqual(library.users.map((u) => [u.name, u.assets.length, u.sharedWith]), [
+    ["User 1", 200, []],
+    ["Partner", 20, [0]],
+  ]);
+  await using server = await startImmichServer();
+  const { users } = loadLibrary(server, library);
+  const response = await fetch(`${server.url}/search/metadata`, {
+    method: "POST",
+    headers: { "x-api-key": users[0].key, "content-type": "application/json" },
+    body: JSON.stringify({ size: 1000, withDeleted: true }),
+  });
+  const owners = new Set(
+    (await response.json()).assets.items.map((item: { ownerId: string }) => item.ownerId),
+  );
+  assert.deepEqual(owners, new Set([users[0].id, users[1].id]));
+});
+
+Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", async () => {
+  const lines: string[] = [];
+  const results = await runBench({ sizes: [2000], repeat: 1, progress: (l) => lines.push(l) });
+  assert.deepEqual(results.map((r) => r.scenario), [
+    "dry run",
+    "first run",
+    "floor",
+    "steady state",
+  ]);
+  const [dry, first, floor, steady] = results;
+  for (const r of results) {
+    assert.equal(r.exitCode, 0);
+    assert.ok(r.wallMs > 0 && r.cpuMs > 0 && r.peakRssMiB > 10, JSON.stringify(r));
+    assert.equal(r.requests["GET /stacks"], 1);
+    assert.ok(r.requests["POST /search/metadata"] >= 2);
+  }
+  assert.ok(first.groups! > 300, `groups ${first.groups}`);
+  assert.equal(first.writes, first.groups);
+  assert.equal(first.requests["POST /stacks"], first.groups);
+  assert.equal(first.stacksAfter, first.groups);
+  assert.equal(dry.writes, 0);
+  assert.equal(dry.stacksAfter, 0);
+  assert.equal(steady.writes, 0);
+  assert.equal(steady.stacksAfter, first.groups);
+  assert.equal(steady.groups, first.groups);
+  assert.ok(dry.computeMs !== undefined && steady.computeMs !== undefined);
+  assert.equal(floor.computeMs, undefined);
+  assert.equal(lines.length, 5);
+
+  const verdicts = judge(results).lines;
+  assert.ok(
+    verdicts.some((line) => line.startsWith("Steady state sends no write: 0 writes — met")),
+  );
+  const text = renderBenchmarks(results, {
+    machine: { cpus: 2, cpuModel: "Test CPU", memoryGiB: 4, deno: "2.9.6", os: "linux" },
+    command: "deno task bench --sizes 2000",
+    date: "2026-01-01",
+  });
+  assert.match(text, /^# Benchmarks\n/);
+  assert.match(text, /- Machine: 2 CPUs \(Test CPU\), 4\.0 GiB memory, linux\n/);
+  assert.match(
+    text,
+    /\| 2,000 \| steady state \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| 0 \|/,
+  );
+});
