@@ -205,9 +205,36 @@ function toStack(stack: z.infer<typeof stackSchema>): Stack {
   };
 }
 
-function toAsset(parsed: z.infer<typeof assetSchema>): Asset {
-  const { exifInfo, ...asset } = parsed;
-  const size = exifInfo?.fileSizeInByte;
+const ASSET_TYPES = { IMAGE: "IMAGE", VIDEO: "VIDEO", AUDIO: "AUDIO", OTHER: "OTHER" } as const;
+
+/**
+ * The lean asset kept for the whole pass. 200 000 of them are held at once, so strings that
+ * repeat share one copy instead of one per asset: the owner (already checked to be the user),
+ * the type, and capture times that equal localDateTime, as they mostly do. One object literal
+ * keeps every asset on the same compact hidden class.
+ */
+function toAsset(parsed: z.infer<typeof assetSchema>, ownerId: string): Asset {
+  const local = parsed.localDateTime;
+  const shared = (time: string) => (time === local ? local : time);
+  const asset: Asset = {
+    id: parsed.id,
+    originalFileName: parsed.originalFileName,
+    originalPath: parsed.originalPath,
+    localDateTime: local,
+    fileCreatedAt: shared(parsed.fileCreatedAt),
+    fileModifiedAt: shared(parsed.fileModifiedAt),
+    updatedAt: parsed.updatedAt,
+    type: ASSET_TYPES[parsed.type],
+    checksum: parsed.checksum,
+    ownerId,
+    isFavorite: parsed.isFavorite,
+    isArchived: parsed.isArchived,
+    isTrashed: parsed.isTrashed,
+    isOffline: parsed.isOffline,
+    hasMetadata: parsed.hasMetadata,
+    duration: parsed.duration,
+  };
+  const size = parsed.exifInfo?.fileSizeInByte;
   return size === undefined || size === null ? asset : { ...asset, fileSizeInByte: size };
 }
 
@@ -325,7 +352,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
       if (!belongs(record, userId, pass, filter)) continue;
       const result = assetSchema.safeParse(record);
       if (result.success) {
-        assets.push(toAsset(result.data));
+        assets.push(toAsset(result.data, userId));
         continue;
       }
       const issue = result.error.issues[0];
