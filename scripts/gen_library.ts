@@ -29,6 +29,7 @@
  * @module
  */
 import type { ImmichServer, TestAssetInput } from "../tests/immich_server.ts";
+import { type Random, seededRandom } from "../tests/_random.ts";
 
 /** Options of {@linkcode generateLibrary}. */
 export interface LibraryOptions {
@@ -75,18 +76,7 @@ export interface LoadedUser {
   readonly key: string;
 }
 
-type Rng = () => number;
-
-function mulberry32(seed: number): Rng {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+type Rng = Random;
 
 function int(rng: Rng, min: number, max: number): number {
   return min + Math.floor(rng() * (max - min + 1));
@@ -592,7 +582,7 @@ export function generateLibrary(options: LibraryOptions): GeneratedLibrary {
       `Cannot generate library as users must be a positive integer: current value is ${userCount}`,
     );
   }
-  const rng = mulberry32(options.seed);
+  const rng = seededRandom(options.seed);
   const users: GeneratedUser[] = [];
   for (let i = 0; i < userCount; i++) {
     const sharedWith = options.partners && userCount > 1 ? [(i + 1) % userCount] : [];
