@@ -16,13 +16,23 @@ export type AssetType = "IMAGE" | "VIDEO" | "AUDIO" | "OTHER";
  *
  * Time fields keep the server's ISO 8601 text (`…Z` from search, `…+00:00` from stacks);
  * grouping parses only the ones its criteria use, so a malformed time costs one skipped
- * asset and never a failed run.
+ * asset and never a failed run. Besides the fields promotion and planning read, it has the
+ * {@linkcode CriterionFields} the run's criteria use; a missing one counts as no value.
  */
-export interface Asset {
+export interface Asset extends Partial<CriterionFields> {
   readonly id: string;
   readonly originalFileName: string;
-  readonly originalPath: string;
   readonly localDateTime: string;
+  /** File size in bytes from EXIF; present only when a size promotion asked for EXIF. */
+  readonly fileSizeInByte?: number;
+}
+
+/**
+ * Fields that only grouping criteria read. An {@linkcode Asset} carries those its run's
+ * CRITERIA use and no others: at 200 000 assets the unused ones would cost tens of megabytes.
+ */
+export interface CriterionFields {
+  readonly originalPath: string;
   readonly fileCreatedAt: string;
   readonly fileModifiedAt: string;
   readonly updatedAt: string;
@@ -36,9 +46,10 @@ export interface Asset {
   readonly hasMetadata: boolean;
   /** Video duration as Immich reports it (`"0:00:00.00000"`), or null. */
   readonly duration: string | null;
-  /** File size in bytes from EXIF; present only when a size promotion asked for EXIF. */
-  readonly fileSizeInByte?: number;
 }
+
+/** The name of a field only criteria read. */
+export type CriterionField = keyof CriterionFields;
 
 /** An existing stack on the server. `assetIds` holds every member, the primary included. */
 export interface Stack {

@@ -9,7 +9,12 @@ import { getLogger, type Logger } from "@logtape/logtape";
 import { ApiError, delay } from "./api/http.ts";
 import { createImmichClient, type ImmichClient, neededPermissions } from "./api/immich.ts";
 import type { Settings } from "./config.ts";
-import { type Criteria, parseCriteria, promotionInputs } from "./grouping/criteria.ts";
+import {
+  type Criteria,
+  criterionFields,
+  parseCriteria,
+  promotionInputs,
+} from "./grouping/criteria.ts";
 import { groupAssets } from "./grouping/group.ts";
 import type { Asset, Outcome, Plan, SkippedAsset } from "./model.ts";
 import { createParentOrder, needsFileSize, type PromotionOptions } from "./promotion/parent.ts";
@@ -222,6 +227,7 @@ async function prepare(
       takenBefore: settings.filterTakenBefore,
       albumIds,
       withFileSize: needsFileSize(promotion),
+      fields: criterionFields(criteria),
     })
   ) {
     for (const asset of page.assets) assets.push(asset);

@@ -807,3 +807,12 @@ Deno.test("main.ts asks for album.read before resolving FILTER_ALBUM_IDS names",
     "[DRY RUN] Would create stack with 2 assets",
   ]);
 });
+
+Deno.test("main.ts groups on a criterion field beyond file name and time", async () => {
+  const library = await startLibrary();
+  await using _server = library.server;
+  const withType = JSON.stringify([...JSON.parse(CRITERIA), { key: "type" }]);
+  const result = await run(env(library, { CRITERIA: withType }));
+  assert.equal(result.code, 0, result.stdout);
+  assert.deepEqual(stacksOf(library), EXPECTED);
+});

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { Asset } from "../src/model.ts";
 import {
   BOOLEAN_KEYS,
+  criterionFields,
   DEFAULT_CRITERIA,
   parseCriteria,
   TIME_KEYS,
@@ -724,6 +725,45 @@ Deno.test("groupAssets() orders groups by key and members by id", () => {
   ]);
 });
 
+Deno.test("groupAssets() skips an asset that lacks a field its criteria read", async (t) => {
+  // The client keeps only the fields the criteria read; should one be missing, it counts as no
+  // value rather than grouping every such asset under "undefined".
+  const bare = (id: string, name: string): Asset => ({
+    id,
+    originalFileName: name,
+    localDateTime: at(0),
+  });
+  const cases: [string, unknown, string][] = [
+    ["text", [{ key: "originalPath" }], "missing-value originalPath"],
+    ["boolean", [{ key: "isFavorite" }], "missing-value isFavorite"],
+    ["time", [{ key: "fileCreatedAt" }], "invalid-time fileCreatedAt"],
+  ];
+  for (const [name, input, reason] of cases) {
+    await t.step(name, () => {
+      const result = groupAssets([bare("a", "A.JPG"), bare("b", "A.CR3")], parseCriteria(input));
+      assert.deepEqual(summary(result), { groups: [], skipped: [`a ${reason}`, `b ${reason}`] });
+    });
+  }
+});
+
+Deno.test("criterionFields() names what the client must keep for the criteria", () => {
+  assert.deepEqual(criterionFields(DEFAULT_CRITERIA), []);
+  assert.deepEqual(
+    criterionFields(parseCriteria({
+      mode: "advanced",
+      expression: {
+        operator: "AND",
+        children: [
+          { criteria: { key: "originalPath", split: { delimiters: ["/"], index: 2 } } },
+          { criteria: { key: "fileCreatedAt", delta: { milliseconds: 500 } } },
+          { operator: "NOT", children: [{ criteria: { key: "isTrashed" } }] },
+        ],
+      },
+    })),
+    ["originalPath", "fileCreatedAt", "isTrashed"],
+  );
+});
+
 Deno.test("groupAssets() returns nothing for no assets", () => {
   assert.deepEqual(groupAssets([], DEFAULT_CRITERIA), { groups: [], skipped: [] });
 });
@@ -850,7 +890,7 @@ Deno.test("groupAssets() agrees with pairwise comparison on random libraries", a
       name: "OR groups",
       criteria: parseCriteria(PROPERTY_CRITERIA[1].input),
       linked: (a: Asset, b: Asset) =>
-        a.originalPath.split("/")[2] === b.originalPath.split("/")[2] || within(a, b, 1000),
+        a.originalPath?.split("/")[2] === b.originalPath?.split("/")[2] || within(a, b, 1000),
     },
   ];
   for (const c of cases) {

@@ -342,6 +342,44 @@ Deno.test("searchAssets() skips, reports and logs an invalid asset and keeps the
   }
 });
 
+Deno.test("searchAssets() keeps and checks only the criterion fields it is asked for", async () => {
+  await using stub = searchStub([
+    rawAsset("plain"),
+    rawAsset("odd-checksum", { checksum: 42, originalPath: "/trip/b.jpg" }),
+  ]);
+  const immich = clientFor(stub.url, "key");
+  try {
+    const core = await collect(immich.searchAssets({ ...IMAGES_ONLY, fields: [] }));
+    assert.deepEqual(core.invalid, []);
+    assert.deepEqual(core.assets, [
+      { id: "plain", originalFileName: "plain.jpg", localDateTime: "2024-05-01T10:00:00.000Z" },
+      {
+        id: "odd-checksum",
+        originalFileName: "odd-checksum.jpg",
+        localDateTime: "2024-05-01T10:00:00.000Z",
+      },
+    ]);
+
+    const paths = await collect(immich.searchAssets({
+      ...IMAGES_ONLY,
+      fields: ["originalPath", "fileCreatedAt"],
+    }));
+    assert.deepEqual(paths.assets.map((asset) => Object.keys(asset)), [
+      ["id", "originalFileName", "localDateTime", "originalPath", "fileCreatedAt"],
+      ["id", "originalFileName", "localDateTime", "originalPath", "fileCreatedAt"],
+    ]);
+    assert.equal(paths.assets[1].originalPath, "/trip/b.jpg");
+
+    const checksums = await collect(immich.searchAssets({ ...IMAGES_ONLY, fields: ["checksum"] }));
+    assert.deepEqual(checksums.assets.map((asset) => asset.id), ["plain"]);
+    assert.deepEqual(checksums.invalid.map(({ id, field }) => ({ id, field })), [
+      { id: "odd-checksum", field: "checksum" },
+    ]);
+  } finally {
+    immich.close();
+  }
+});
+
 Deno.test("requirePermissions() lists every missing permission in one error", async (t) => {
   const cases = [
     {

@@ -9,7 +9,14 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { z } from "zod";
-import type { Asset, ServerVersion, Stack, User } from "../model.ts";
+import type {
+  Asset,
+  CriterionField,
+  CriterionFields,
+  ServerVersion,
+  Stack,
+  User,
+} from "../model.ts";
 import { parseJsonObjectArray } from "./_json_array.ts";
 import { createHttpClient, type HttpClientOptions, PermanentError } from "./http.ts";
 
@@ -82,6 +89,12 @@ export interface SearchFilter {
   readonly albumIds?: readonly string[];
   /** Ask for EXIF so that assets carry `fileSizeInByte` (size promotions). */
   readonly withFileSize?: boolean;
+  /**
+   * The criterion fields to keep on each asset (the others are neither checked nor kept).
+   *
+   * @default {every criterion field}
+   */
+  readonly fields?: readonly CriterionField[];
 }
 
 /** An asset the server sent that failed validation, and why. */
@@ -175,11 +188,17 @@ const anything = z.unknown();
 
 // Both `…Z` (search) and `…+00:00` (stacks) forms are valid.
 const timestamp = z.iso.datetime({ offset: true });
-const assetSchema = z.object({
+/** What every asset needs: the fields promotion and planning read, and EXIF for sizes. */
+const coreAssetSchema = z.object({
   id: z.string(),
   originalFileName: z.string(),
-  originalPath: z.string(),
   localDateTime: timestamp,
+  exifInfo: z.object({ fileSizeInByte: z.number().nullish() }).nullish(),
+});
+
+/** One schema per field that only criteria read; an asset is checked on the ones it keeps. */
+const CRITERION_FIELD_SCHEMAS: { readonly [F in CriterionField]: z.ZodType<CriterionFields[F]> } = {
+  originalPath: z.string(),
   fileCreatedAt: timestamp,
   fileModifiedAt: timestamp,
   updatedAt: timestamp,
@@ -192,8 +211,10 @@ const assetSchema = z.object({
   isOffline: z.boolean(),
   hasMetadata: z.boolean(),
   duration: z.string().nullable(),
-  exifInfo: z.object({ fileSizeInByte: z.number().nullish() }).nullish(),
-});
+};
+
+/** Every field criteria can read: what the client keeps when not told otherwise. */
+const ALL_CRITERION_FIELDS = Object.keys(CRITERION_FIELD_SCHEMAS) as CriterionField[];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -207,35 +228,60 @@ function toStack(stack: z.infer<typeof stackSchema>): Stack {
 
 const ASSET_TYPES = { IMAGE: "IMAGE", VIDEO: "VIDEO", AUDIO: "AUDIO", OTHER: "OTHER" } as const;
 
+type MutableAsset = { -readonly [K in keyof Asset]: Asset[K] };
+
+/** The asset, or the first field that failed validation. */
+type AssetResult = { readonly asset: Asset } | { readonly field: string; readonly message: string };
+
 /**
- * The lean asset kept for the whole pass. 200 000 of them are held at once, so strings that
- * repeat share one copy instead of one per asset: the owner (already checked to be the user),
- * the type, and capture times that equal localDateTime, as they mostly do. One object literal
- * keeps every asset on the same compact hidden class.
+ * Validates one search item into the lean asset kept for the whole pass, with only the
+ * criterion fields the run reads. 200 000 of them are held at once, so strings that repeat
+ * share one copy instead of one per asset: the owner (already checked to be the user), the
+ * type, and capture times that equal localDateTime, as they mostly do. Every asset gets its
+ * fields in the same order, so all share one compact hidden class.
  */
-function toAsset(parsed: z.infer<typeof assetSchema>, ownerId: string): Asset {
-  const local = parsed.localDateTime;
-  const shared = (time: string) => (time === local ? local : time);
-  const asset: Asset = {
-    id: parsed.id,
-    originalFileName: parsed.originalFileName,
-    originalPath: parsed.originalPath,
+function toAsset(
+  item: Record<string, unknown>,
+  ownerId: string,
+  fields: readonly CriterionField[],
+): AssetResult {
+  const core = coreAssetSchema.safeParse(item);
+  if (!core.success) {
+    const issue = core.error.issues[0];
+    return { field: issue?.path.join(".") || "(asset)", message: issue?.message ?? "invalid" };
+  }
+  const local = core.data.localDateTime;
+  const asset: MutableAsset = {
+    id: core.data.id,
+    originalFileName: core.data.originalFileName,
     localDateTime: local,
-    fileCreatedAt: shared(parsed.fileCreatedAt),
-    fileModifiedAt: shared(parsed.fileModifiedAt),
-    updatedAt: parsed.updatedAt,
-    type: ASSET_TYPES[parsed.type],
-    checksum: parsed.checksum,
-    ownerId,
-    isFavorite: parsed.isFavorite,
-    isArchived: parsed.isArchived,
-    isTrashed: parsed.isTrashed,
-    isOffline: parsed.isOffline,
-    hasMetadata: parsed.hasMetadata,
-    duration: parsed.duration,
   };
-  const size = parsed.exifInfo?.fileSizeInByte;
-  return size === undefined || size === null ? asset : { ...asset, fileSizeInByte: size };
+  const shared = { ownerId, localDateTime: local };
+  for (const field of fields) {
+    const problem = copyField(asset, field, item[field], shared);
+    if (problem !== undefined) return { field, message: problem };
+  }
+  const size = core.data.exifInfo?.fileSizeInByte;
+  if (size !== undefined && size !== null) asset.fileSizeInByte = size;
+  return { asset };
+}
+
+/** Checks one criterion field and sets it, sharing repeated strings; returns the problem. */
+function copyField<F extends CriterionField>(
+  asset: { -readonly [K in CriterionField]?: CriterionFields[K] },
+  field: F,
+  raw: unknown,
+  shared: { readonly ownerId: string; readonly localDateTime: string },
+): string | undefined {
+  const result = CRITERION_FIELD_SCHEMAS[field].safeParse(raw);
+  if (!result.success) return result.error.issues[0]?.message ?? "invalid";
+  const value: CriterionFields[F] = result.data;
+  if (field === "ownerId") asset.ownerId = shared.ownerId;
+  else if (field === "type") asset.type = ASSET_TYPES[value as keyof typeof ASSET_TYPES];
+  else if (value === shared.localDateTime) {
+    asset[field] = shared.localDateTime as CriterionFields[F];
+  } else asset[field] = value;
+  return undefined;
 }
 
 /** One visibility pass of the search (DESIGN.md section 3). */
@@ -350,16 +396,15 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
         unknown
       >;
       if (!belongs(record, userId, pass, filter)) continue;
-      const result = assetSchema.safeParse(record);
-      if (result.success) {
-        assets.push(toAsset(result.data, userId));
+      const result = toAsset(record, userId, filter.fields ?? ALL_CRITERION_FIELDS);
+      if ("asset" in result) {
+        assets.push(result.asset);
         continue;
       }
-      const issue = result.error.issues[0];
       const skipped = {
         id: typeof record.id === "string" ? record.id : "(missing)",
-        field: issue?.path.join(".") || "(asset)",
-        message: issue?.message ?? "invalid",
+        field: result.field,
+        message: result.message,
       };
       invalid.push(skipped);
       logger.warn("Invalid asset data", {

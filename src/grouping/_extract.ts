@@ -41,7 +41,7 @@ export function textValue(
   criterion: Omit<TextCriterion, "kind">,
 ): string | ValueFailure {
   const { key, split, regex } = criterion;
-  const raw = key === "duration" ? asset.duration ?? "" : asset[key];
+  const raw = asset[key] ?? "";
   if (regex) {
     const match = regex.pattern.exec(raw);
     if (match === null) {

@@ -10,7 +10,7 @@
  */
 
 import { z } from "zod";
-import type { RegexPromotion } from "../model.ts";
+import type { CriterionField, RegexPromotion } from "../model.ts";
 
 /** Time keys: grouped by gap chaining with a tolerance (`delta`), exact when none is given. */
 export const TIME_KEYS = ["localDateTime", "fileCreatedAt", "fileModifiedAt", "updatedAt"] as const;
@@ -349,6 +349,34 @@ export function promotionInputs(
     for (const d of split.delimiters) if (!delimiters.includes(d)) delimiters.push(d);
   }
   return { regexPromotions, delimiters };
+}
+
+/**
+ * The asset fields beyond those every asset has (id, file name, local time) that the criteria
+ * read, so the client keeps only these.
+ *
+ * @param criteria validated criteria
+ * @returns the fields, each once, in leaf order
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { criterionFields, DEFAULT_CRITERIA, parseCriteria } from "./criteria.ts";
+ *
+ * assert.deepEqual(criterionFields(DEFAULT_CRITERIA), []);
+ * assert.deepEqual(
+ *   criterionFields(parseCriteria([{ key: "originalPath" }, { key: "isFavorite" }, { key: "originalPath" }])),
+ *   ["originalPath", "isFavorite"],
+ * );
+ * ```
+ */
+export function criterionFields(criteria: Criteria): CriterionField[] {
+  const fields = new Set<CriterionField>();
+  for (const { criterion } of leaves(criteria.root)) {
+    const key = criterion.key;
+    if (key !== "originalFileName" && key !== "localDateTime") fields.add(key);
+  }
+  return [...fields];
 }
 
 /**

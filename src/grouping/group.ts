@@ -115,7 +115,7 @@ export function groupAssets(assets: readonly Asset[], criteria: Criteria): Group
     const asset = assets[i];
     for (let k = 0; k < timeKeys.length; k++) {
       const key = timeKeys[k];
-      const time = parseTime(asset[key]);
+      const time = parseTime(asset[key] ?? "");
       if (Number.isNaN(time)) {
         const detail = `cannot parse ${JSON.stringify(asset[key])} as an ISO 8601 time`;
         skipped.push({ asset, reason: "invalid-time", key, detail });
@@ -166,6 +166,7 @@ function evaluate(node: CriteriaNode, asset: Asset, ev: Evaluation): readonly To
       if (c.kind === "time") return ev.timeTokens[node.id];
       if (c.kind === "boolean") {
         const value = asset[c.key];
+        if (value === undefined) return fail(ev, c.key, "missing-value", `${c.key} is missing`);
         if (!node.filterOnly) return [[{ leaf: node.id, value: String(value) }]];
         return value ? EMPTY_TOKEN : fail(ev, c.key, "excluded", `${c.key} is false`);
       }

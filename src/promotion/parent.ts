@@ -342,7 +342,7 @@ const TEXT_MATCH: SequenceMatch = { key: "", numbers: [] };
 function regexPlacement(asset: Asset, promotions: readonly CompiledRegex[]): Placement {
   let best = NO_MATCH;
   for (const promotion of promotions) {
-    const value = promotion.pattern.exec(asset[promotion.field])?.[promotion.promoteIndex];
+    const value = promotion.pattern.exec(asset[promotion.field] ?? "")?.[promotion.promoteIndex];
     const rank = value === undefined ? undefined : promotion.ranks.get(value);
     if (rank !== undefined && rank < best.position) best = { position: rank, label: value! };
   }
