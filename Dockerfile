@@ -14,4 +14,4 @@ RUN deno install --frozen-lockfile --entrypoint main.ts
 # cron: one pass now, then one every CRON_INTERVAL seconds until `docker stop` (SIGTERM).
 ENV RUN_MODE=cron
 # Exactly the permissions of `deno task start` and the compiled binaries (scripts/compile.ts).
-ENTRYPOINT ["deno", "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "main.ts"]
+ENTRYPOINT ["deno", "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--v8-flags=--expose-gc,--max-semi-space-size=4", "main.ts"]

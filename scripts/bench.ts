@@ -30,7 +30,7 @@
  */
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { PERMISSION_FLAGS } from "./compile.ts";
+import { RUN_FLAGS } from "./compile.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const MAIN = `${ROOT}main.ts`;
@@ -271,7 +271,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
         ): Promise<BenchResult> => {
           const script = scenario === "floor" ? FLOOR_SCRIPT : MAIN;
           const measured = await measure(
-            cliCommand(script, PERMISSION_FLAGS),
+            cliCommand(script, RUN_FLAGS),
             { ...env, ...extraEnv },
             cwd,
           );
@@ -297,7 +297,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
         /** The compute time of a scenario, from a debug-level rerun that changes nothing. */
         const computed = async (scenario: Scenario, extraEnv: Record<string, string>) => {
           const measured = await measure(
-            cliCommand(MAIN, PERMISSION_FLAGS),
+            cliCommand(MAIN, RUN_FLAGS),
             { ...env, ...extraEnv, LOG_LEVEL: "debug" },
             cwd,
           );
@@ -484,7 +484,7 @@ export function renderBenchmarks(
     `- Command: \`${options.command}\``,
     `- Date: ${options.date}`,
     `- Machine: ${m.cpus} CPUs (${m.cpuModel}), ${fmt(m.memoryGiB, 1)} GiB memory, ${m.os}`,
-    `- Deno ${m.deno}; the CLI runs as \`deno run ${PERMISSION_FLAGS.join(" ")} main.ts\``,
+    `- Deno ${m.deno}; the CLI runs as \`deno run ${RUN_FLAGS.join(" ")} main.ts\``,
     "- Library: `scripts/gen_library.ts`, seed 1, one user plus a partner with a tenth as many " +
     "assets (search returns partner assets; the client drops them), on the Immich test server in " +
     "its own process on loopback. Default settings (CRITERIA, promotion, no archived/trashed/videos).",

@@ -15,7 +15,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { type ImmichServer, startImmichServer, type TestStack } from "../tests/immich_server.ts";
-import { PERMISSION_FLAGS } from "./compile.ts";
+import { RUN_FLAGS } from "./compile.ts";
 import { generateLibrary, loadLibrary } from "./gen_library.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
@@ -175,9 +175,9 @@ async function runPass(
   heading(`Pass ${index + 1} of ${PASSES.length}: ${pass.title}`);
   say(pass.about);
   const shownEnv = Object.entries(pass.env).map(([name, value]) => `${name}=${value} `).join("");
-  console.log(`  $ ${shownEnv}deno run ${PERMISSION_FLAGS.join(" ")} main.ts\n`);
+  console.log(`  $ ${shownEnv}deno run ${RUN_FLAGS.join(" ")} main.ts\n`);
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", ...PERMISSION_FLAGS, MAIN],
+    args: ["run", "--no-prompt", ...RUN_FLAGS, MAIN],
     env: { ...baseEnv(), ...settings, ...pass.env },
     clearEnv: true,
     cwd,

@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PERMISSION_FLAGS } from "../scripts/compile.ts";
+import { RUN_FLAGS } from "../scripts/compile.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 
@@ -46,7 +46,7 @@ async function prepareCli(run: CliRun) {
     await Deno.writeTextFile(join(cwd, path), content);
   }
   const command = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", ...PERMISSION_FLAGS, MAIN, ...run.args ?? []],
+    args: ["run", "--no-prompt", ...RUN_FLAGS, MAIN, ...run.args ?? []],
     env: { ...baseEnv(), ...run.env },
     clearEnv: true,
     cwd,

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { helpText } from "../src/config.ts";
-import { PERMISSION_FLAGS } from "../scripts/compile.ts";
+import { RUN_FLAGS } from "../scripts/compile.ts";
 import denoJson from "../deno.json" with { type: "json" };
 import { type CliRun, mapLimited, runCli } from "./_cli.ts";
 import { caseEnv, INVALID_CASES, VALID_ENV } from "./_config_cases.ts";
@@ -14,7 +14,7 @@ import { type ImmichServer, startImmichServer } from "./immich_server.ts";
 const VERSION = denoJson.version;
 
 Deno.test("deno task start uses exactly the permission flags the compile task uses", () => {
-  assert.equal(denoJson.tasks.start, `deno run ${PERMISSION_FLAGS.join(" ")} main.ts`);
+  assert.equal(denoJson.tasks.start, `deno run ${RUN_FLAGS.join(" ")} main.ts`);
 });
 
 Deno.test("main.ts answers --help and --version with status 0", async () => {

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { loadSettings, SETTINGS } from "../src/config.ts";
 import { REQUIRED_PERMISSIONS } from "../src/api/immich.ts";
 import { runPass } from "../src/run.ts";
-import { PERMISSION_FLAGS } from "../scripts/compile.ts";
+import { PERMISSION_FLAGS, RUN_FLAGS, V8_FLAGS } from "../scripts/compile.ts";
 import { TABLE_BEGIN, TABLE_END } from "../scripts/readme.ts";
 import denoJson from "../deno.json" with { type: "json" };
 import { startImmichServer } from "./immich_server.ts";
@@ -225,7 +225,7 @@ Deno.test("README, Dockerfile and workflows run only tasks deno.json declares", 
 Deno.test("Dockerfile and README's deno run commands use exactly the compile permission flags", () => {
   const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(DOCKERFILE);
   assert.ok(entrypoint !== null, "Dockerfile has an exec-form ENTRYPOINT");
-  assert.deepEqual(JSON.parse(entrypoint[1]), ["deno", "run", ...PERMISSION_FLAGS, "main.ts"]);
+  assert.deepEqual(JSON.parse(entrypoint[1]), ["deno", "run", ...RUN_FLAGS, "main.ts"]);
 
   const commands = README.split("\n").filter((line) => /deno run .*main\.ts/.test(line));
   assert.ok(commands.length >= 2, "README shows deno run commands");
@@ -233,6 +233,7 @@ Deno.test("Dockerfile and README's deno run commands use exactly the compile per
     // Narrowed values (`--allow-net=host`) are fine; the set of permissions must not change.
     const flags = [...command.matchAll(/(--(?:allow|deny)-[a-z]+)(?:=\S+)?/g)].map(([, f]) => f);
     assert.deepEqual(flags, [...PERMISSION_FLAGS], command);
+    for (const flag of V8_FLAGS) assert.ok(command.includes(` ${flag} `), command);
   }
 });
 

@@ -397,7 +397,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     attempt: number,
     read: (response: Response, attempt: number) => Promise<{ value: T; text: string }>,
   ): Promise<T> {
-    const timeout = AbortSignal.timeout(timeoutMs);
+    // A timer cleared when the attempt ends, not AbortSignal.timeout: that one stays armed for
+    // the full time-out, keeping each finished request reachable, and a first run sends tens of
+    // thousands of them within the 600 s.
+    const timeoutController = new AbortController();
+    const timer = setTimeout(
+      () => timeoutController.abort(new DOMException("Signal timed out", "TimeoutError")),
+      timeoutMs,
+    );
+    const timeout = timeoutController.signal;
     const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
     const headers: Record<string, string> = {
       "x-api-key": options.apiKey,
@@ -425,6 +433,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     } catch (error) {
       await response?.body?.cancel().catch(() => {});
       throw transportError(exchange, error, timeout, attempt);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
