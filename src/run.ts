@@ -20,12 +20,12 @@ import type { Asset, Outcome, Plan, SkippedAsset } from "./model.ts";
 import { createParentOrder, needsFileSize, type PromotionOptions } from "./promotion/parent.ts";
 import { applyPlan, type StackWriter } from "./reconcile/apply.ts";
 import { planStacks } from "./reconcile/plan.ts";
-import { renderPlan } from "./reconcile/render.ts";
+import { renderPlan, summarizePlan } from "./reconcile/render.ts";
 
 const logger = getLogger(["stacksync", "run"]);
 
 /** Search pages between two {@linkcode releaseMemory} calls while assets stream in. */
-const PAGES_PER_RELEASE = 25;
+const PAGES_PER_RELEASE = 50;
 
 /** Writes between two {@linkcode releaseMemory} calls: each answer is a whole parsed stack. */
 const WRITES_PER_RELEASE = 5000;
@@ -33,9 +33,10 @@ const WRITES_PER_RELEASE = 5000;
 /**
  * Runs a full garbage collection when the runtime exposes one (`--v8-flags=--expose-gc`, as
  * `deno task start` and the binaries run). A pass parses a stack list of 150 MB and 200 search
- * pages to keep a few tens of megabytes; left to itself V8 lets that garbage pile up in the old
- * generation between collections, which at 200 000 assets about doubles the peak memory on a
- * small NAS. Collecting where a phase's garbage has just died costs a few hundred milliseconds.
+ * pages to keep a few tens of megabytes, and grouping and promotion build scratch data as large
+ * as what they keep; left to itself V8 lets that garbage pile up in the old generation between
+ * collections, which at 200 000 assets adds over 100 MB to the peak on a small NAS. Collecting
+ * where a phase's garbage has just died costs a few hundred milliseconds.
  */
 function releaseMemory(): void {
   (globalThis as { gc?: () => void }).gc?.();
@@ -271,18 +272,28 @@ async function prepare(
   userLog.debug("Fetched {count} assets", { count: assets.length });
 
   releaseMemory();
-  // Timed without the logging below, which at debug writes a line per group.
-  const started = performance.now();
-  const grouping = groupAssets(assets, criteria);
+  // Each step is timed on its own: the collections between them (each step's scratch data dies
+  // when it ends) and the logging below are not computing.
+  let computeMs = 0;
+  const timed = <T>(step: () => T): T => {
+    const started = performance.now();
+    const result = step();
+    computeMs += performance.now() - started;
+    return result;
+  };
+  const grouping = timed(() => groupAssets(assets, criteria));
+  releaseMemory();
   const order = createParentOrder(promotion);
-  const groups = grouping.groups.map((group) => order.promote(group));
-  const plan = planStacks(stacks, groups, {
-    replaceStacks: settings.replaceStacks,
-    removeSingleAssetStacks: settings.removeSingleAssetStacks,
-    resetStacks: settings.resetStacks,
-    fileNames: namesOfStackMembers(stacks, assets),
-  });
-  const computeMs = performance.now() - started;
+  const groups = timed(() => grouping.groups.map((group) => order.promote(group)));
+  releaseMemory();
+  const plan = timed(() =>
+    planStacks(stacks, groups, {
+      replaceStacks: settings.replaceStacks,
+      removeSingleAssetStacks: settings.removeSingleAssetStacks,
+      resetStacks: settings.resetStacks,
+      fileNames: namesOfStackMembers(stacks, assets),
+    })
+  );
 
   for (const { asset, reason, key, detail } of grouping.skipped) {
     // A time that cannot be read is bad data; a criterion that does not apply is normal.
@@ -382,9 +393,11 @@ async function processUser(
     userLog.info("Processing user: {user}", { user });
 
     const { plan, skippedAssets } = await prepare(client, settings, criteria, userLog);
-    const lines = renderPlan(plan);
-    for (const line of lines.slice(0, -1)) userLog.debug(line);
-    userLog.info(lines[lines.length - 1]);
+    // The whole plan is one line per action: built only when debug shows it.
+    if (userLog.isEnabledFor("debug")) {
+      for (const line of renderPlan(plan).slice(0, -1)) userLog.debug(line);
+    }
+    userLog.info(summarizePlan(plan));
 
     const outcomes = await applyPlan(plan, releasingMemory(client, WRITES_PER_RELEASE), {
       dryRun: settings.dryRun,

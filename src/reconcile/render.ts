@@ -118,7 +118,7 @@ export function renderPlan(plan: Plan, options: RenderPlanOptions = {}): string[
         "set REPLACE_STACKS=true to replace",
     );
   }
-  lines.push(countsLine(plan));
+  lines.push(summarizePlan(plan));
   return lines;
 }
 
@@ -175,7 +175,27 @@ class NameList {
   }
 }
 
-function countsLine(plan: Plan): string {
+/**
+ * The closing line of {@linkcode renderPlan}: the actions per kind, like Terraform's `Plan:`
+ * line, or `No changes: …` when there is nothing to do. Cheap at any size, so a run logs it at
+ * info and renders the whole plan only at debug.
+ *
+ * @param plan The plan.
+ * @returns The line.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { summarizePlan } from "./render.ts";
+ *
+ * const action = { kind: "create", assetIds: ["a", "b"], reason: "new-group", context: { assets: [] } } as const;
+ * assert.equal(
+ *   summarizePlan({ actions: [action], inSync: [], needsReplace: [] }),
+ *   "Plan: 1 to create, 0 to grow, 0 to update, 0 to replace, 0 to delete; 0 stacks in sync",
+ * );
+ * ```
+ */
+export function summarizePlan(plan: Plan): string {
   const counts = countPlan(plan);
   const kept = `${plural(counts.inSync, "stack")} in sync` +
     (counts.needsReplace > 0
