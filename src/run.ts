@@ -18,7 +18,7 @@ import {
 import { groupAssets } from "./grouping/group.ts";
 import type { Asset, Outcome, Plan, SkippedAsset } from "./model.ts";
 import { createParentOrder, needsFileSize, type PromotionOptions } from "./promotion/parent.ts";
-import { applyPlan, type StackWriter } from "./reconcile/apply.ts";
+import { applyPlan } from "./reconcile/apply.ts";
 import { planStacks } from "./reconcile/plan.ts";
 import { renderPlan, summarizePlan } from "./reconcile/render.ts";
 
@@ -27,8 +27,11 @@ const logger = getLogger(["stacksync", "run"]);
 /** Search pages between two {@linkcode releaseMemory} calls while assets stream in. */
 const PAGES_PER_RELEASE = 50;
 
-/** Writes between two {@linkcode releaseMemory} calls: each answer is a whole parsed stack. */
-const WRITES_PER_RELEASE = 5000;
+/**
+ * Actions between two {@linkcode releaseMemory} calls: each write's answer is a whole parsed
+ * stack, and each dry-run line a log record.
+ */
+const ACTIONS_PER_RELEASE = 5000;
 
 /**
  * Runs a full garbage collection when the runtime exposes one (`--v8-flags=--expose-gc`, as
@@ -215,21 +218,6 @@ function countSkipped(skipped: readonly SkippedAsset[], invalid: number) {
   return counts;
 }
 
-/** The writer with {@linkcode releaseMemory} after every `every` writes. */
-function releasingMemory(writer: StackWriter, every: number): StackWriter {
-  let writes = 0;
-  const counted = <T>(result: Promise<T>) =>
-    result.finally(() => {
-      if (++writes % every === 0) releaseMemory();
-    });
-  return {
-    createStack: (assetIds) => counted(writer.createStack(assetIds)),
-    updateStackPrimary: (stackId, primaryAssetId) =>
-      counted(writer.updateStackPrimary(stackId, primaryAssetId)),
-    deleteStack: (stackId) => counted(writer.deleteStack(stackId)),
-  };
-}
-
 /** Everything one user's pass computes before it writes. */
 interface Prepared {
   readonly plan: Plan;
@@ -399,10 +387,14 @@ async function processUser(
     }
     userLog.info(summarizePlan(plan));
 
-    const outcomes = await applyPlan(plan, releasingMemory(client, WRITES_PER_RELEASE), {
+    let actions = 0;
+    const outcomes = await applyPlan(plan, client, {
       dryRun: settings.dryRun,
       signal: options.signal,
       logger: getLogger(["stacksync", "reconcile"]).with({ user }),
+      afterAction: () => {
+        if (++actions % ACTIONS_PER_RELEASE === 0) releaseMemory();
+      },
     });
     const report: UserReport = {
       user,

@@ -297,3 +297,34 @@ Deno.test("applyPlan() logs in-sync stacks at debug and conflicts left alone at 
   }
   assert.deepEqual(calls, []);
 });
+
+Deno.test("applyPlan() calls afterAction after each action, in dry and real runs", async (t) => {
+  await t.step("real run: after each deletion and each write", async () => {
+    const events: string[] = [];
+    const { writer } = fakeWriter(new Set(), (call) => events.push(call));
+    await applyPlan(everyKindPlan(), writer, {
+      dryRun: false,
+      afterAction: () => events.push("after"),
+    });
+    assert.deepEqual(events, [
+      "delete s1",
+      "after",
+      "delete s2",
+      "after",
+      "create a,b",
+      "after",
+      "update s3 c",
+      "after",
+      "create e,f,g",
+      "after",
+      "create h,i",
+      "after",
+    ]);
+  });
+  await t.step("dry run: after each logged action", async () => {
+    let after = 0;
+    const { writer, calls } = fakeWriter();
+    await applyPlan(everyKindPlan(), writer, { dryRun: true, afterAction: () => after++ });
+    assert.deepEqual([calls, after], [[], 5]);
+  });
+});

@@ -35,6 +35,12 @@ export interface ApplyOptions {
    * @default {getLogger(["stacksync", "reconcile"])}
    */
   readonly logger?: Logger;
+  /**
+   * Called after each action is carried out (for a replace: once after its deletions and once
+   * after its creation) or, in a dry run, logged; the run uses it to release memory every few
+   * thousand.
+   */
+  readonly afterAction?: () => void;
 }
 
 /**
@@ -81,7 +87,10 @@ export async function applyPlan(
   const logger = options.logger ?? getLogger(["stacksync", "reconcile"]);
   logLeftAlone(plan, logger);
   if (options.dryRun) {
-    for (const action of plan.actions) logDryRun(action, logger);
+    for (const action of plan.actions) {
+      logDryRun(action, logger);
+      options.afterAction?.();
+    }
     return plan.actions.map((action) => ({ action, status: "skipped", because: "dry-run" }));
   }
 
@@ -101,6 +110,7 @@ export async function applyPlan(
     const failure = action.kind === "delete"
       ? await deleteOne(action, action.stackId, writer, logger)
       : await deleteForReplace(action, writer, logger, notDeleted);
+    options.afterAction?.();
     if (failure !== undefined) outcomes.set(action, { action, status: "failed", error: failure });
     else if (action.kind === "delete") outcomes.set(action, { action, status: "ok" });
   }
@@ -130,6 +140,7 @@ export async function applyPlan(
       continue;
     }
     outcomes.set(action, await write(action, writer, logger));
+    options.afterAction?.();
   }
 
   return plan.actions.map((action) => outcomes.get(action)!);
