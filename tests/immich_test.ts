@@ -380,6 +380,30 @@ Deno.test("searchAssets() keeps and checks only the criterion fields it is asked
   }
 });
 
+Deno.test("searchAssets() reads duration as text up to v3.1 and as a number after", async () => {
+  await using stub = searchStub([
+    rawAsset("old", { type: "VIDEO", duration: "0:00:05.12300" }),
+    rawAsset("new", { type: "VIDEO", duration: 5.123 }),
+    rawAsset("photo"),
+  ]);
+  const immich = clientFor(stub.url, "key");
+  try {
+    const found = await collect(immich.searchAssets({
+      ...IMAGES_ONLY,
+      includeVideos: true,
+      fields: ["duration"],
+    }));
+    assert.deepEqual(found.invalid, []);
+    assert.deepEqual(found.assets.map((asset) => [asset.id, asset.duration]), [
+      ["old", "0:00:05.12300"],
+      ["new", "5.123"],
+      ["photo", null],
+    ]);
+  } finally {
+    immich.close();
+  }
+});
+
 Deno.test("requirePermissions() lists every missing permission in one error", async (t) => {
   const cases = [
     {

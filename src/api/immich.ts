@@ -7,6 +7,15 @@
  *
  * @module
  */
+import type {
+  AlbumResponseDto,
+  ApiKeyResponseDto,
+  AssetResponseDto,
+  SearchResponseDto,
+  ServerVersionResponseDto,
+  StackResponseDto,
+  UserAdminResponseDto,
+} from "@immich/sdk";
 import { getLogger } from "@logtape/logtape";
 import { z } from "zod";
 import type {
@@ -197,7 +206,7 @@ const coreAssetSchema = z.object({
 });
 
 /** One schema per field that only criteria read; an asset is checked on the ones it keeps. */
-const CRITERION_FIELD_SCHEMAS: { readonly [F in CriterionField]: z.ZodType<CriterionFields[F]> } = {
+const criterionFieldSchemas = {
   originalPath: z.string(),
   fileCreatedAt: timestamp,
   fileModifiedAt: timestamp,
@@ -210,8 +219,41 @@ const CRITERION_FIELD_SCHEMAS: { readonly [F in CriterionField]: z.ZodType<Crite
   isTrashed: z.boolean(),
   isOffline: z.boolean(),
   hasMetadata: z.boolean(),
-  duration: z.string().nullable(),
+  // A string such as "0:00:05.12300" up to v3.1; the v3.2 DTOs type it as a number.
+  duration: z.union([z.string(), z.number()]).nullable().transform((value) =>
+    value === null ? null : String(value)
+  ),
+} satisfies {
+  readonly [F in CriterionField]: z.ZodType<CriterionFields[F]>;
 };
+
+/** The same schemas, typed for access by a generic field name. */
+const CRITERION_FIELD_SCHEMAS: { readonly [F in CriterionField]: z.ZodType<CriterionFields[F]> } =
+  criterionFieldSchemas;
+
+/** True when every value of type `Dto` passes a schema whose input type is `Input`. */
+type Fits<Dto, Input> = [Dto] extends [Input] ? true : false;
+
+/** Compiles only when every check is `true`. */
+type Proven<Checks extends readonly true[]> = Checks;
+
+/**
+ * Compile-time proof that every answer field the client reads exists in Immich's own DTOs
+ * (`@immich/sdk`, types only) with a type its schemas accept: after an SDK upgrade, `deno check`
+ * fails here when Immich changed what stacksync relies on.
+ */
+export type ImmichDtoCompatibility = Proven<[
+  Fits<ServerVersionResponseDto, z.input<typeof versionSchema>>,
+  Fits<UserAdminResponseDto, z.input<typeof userSchema>>,
+  Fits<ApiKeyResponseDto, z.input<typeof apiKeySchema>>,
+  Fits<AlbumResponseDto[], z.input<typeof albumsSchema>>,
+  Fits<StackResponseDto, z.input<typeof stackSchema>>,
+  Fits<SearchResponseDto, z.input<typeof searchSchema>>,
+  Fits<AssetResponseDto, z.input<typeof coreAssetSchema>>,
+  ...{
+    [F in CriterionField]: Fits<AssetResponseDto[F], z.input<typeof criterionFieldSchemas[F]>>;
+  }[CriterionField][],
+]>;
 
 /** Every field criteria can read: what the client keeps when not told otherwise. */
 const ALL_CRITERION_FIELDS = Object.keys(CRITERION_FIELD_SCHEMAS) as CriterionField[];
