@@ -35,7 +35,8 @@ export interface RawServer {
   close(): Promise<void>;
 }
 
-const REASONS: Readonly<Record<number, string>> = {
+/** HTTP reason phrases for the status line and for v1/v2 error bodies (`error`). */
+export const REASONS: Readonly<Record<number, string>> = {
   200: "OK",
   201: "Created",
   204: "No Content",

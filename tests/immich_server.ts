@@ -14,7 +14,13 @@
  */
 
 import { z } from "zod";
-import { listenHttp, type RawRequest, type RawResponse, type RawServer } from "./_immich_http.ts";
+import {
+  listenHttp,
+  type RawRequest,
+  type RawResponse,
+  type RawServer,
+  REASONS,
+} from "./_immich_http.ts";
 import { type StackRecord, StackStore, StackStoreError } from "./immich_stacks.ts";
 import { seededRandom } from "./_random.ts";
 import {
@@ -1306,19 +1312,9 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     errors?: readonly z.core.$ZodIssue[],
   ) {
     if (!version.legacyErrors) return errors === undefined ? { message } : { message, errors };
-    const reasons: Record<number, string> = {
-      400: "Bad Request",
-      401: "Unauthorized",
-      403: "Forbidden",
-      404: "Not Found",
-      429: "Too Many Requests",
-      500: "Internal Server Error",
-      502: "Bad Gateway",
-      503: "Service Unavailable",
-    };
     return {
       message: errors === undefined ? message : errors.map(legacyMessage),
-      error: reasons[status] ?? "Error",
+      error: REASONS[status] ?? "Error",
       statusCode: status,
       correlationId: id,
     };

@@ -24,23 +24,12 @@ interface AssetFields {
 
 /** An asset named `name`; its id is the name unless given, so orders read as file names. */
 function asset(name: string, fields: AssetFields = {}): Asset {
+  // Promotion reads the id, name, local time and size, and a path only for regex promotions.
   return {
     id: fields.id ?? name,
     originalFileName: name,
-    originalPath: fields.path ?? `/library/${name}`,
     localDateTime: fields.time ?? "2024-01-01T12:00:00.000Z",
-    fileCreatedAt: "2024-01-01T12:00:00.000Z",
-    fileModifiedAt: "2024-01-01T12:00:00.000Z",
-    updatedAt: "2024-01-01T12:00:00.000Z",
-    type: "IMAGE",
-    checksum: `sum-${fields.id ?? name}`,
-    ownerId: "owner",
-    isFavorite: false,
-    isArchived: false,
-    isTrashed: false,
-    isOffline: false,
-    hasMetadata: true,
-    duration: null,
+    ...(fields.path === undefined ? {} : { originalPath: fields.path }),
     ...(fields.size === undefined ? {} : { fileSizeInByte: fields.size }),
   };
 }

@@ -40,16 +40,7 @@ const plan: Plan = {
 };
 
 function report(counts: Partial<UserReport["counts"]>, status: "done" | "failed" = "done") {
-  const zero = {
-    inSync: 0,
-    created: 0,
-    updated: 0,
-    replaced: 0,
-    deleted: 0,
-    needsReplace: 0,
-    failed: 0,
-    notDone: 0,
-  };
+  const zero = countOutcomes({ actions: [], inSync: [], needsReplace: [] }, [], false);
   return { user: "Ann", status, counts: { ...zero, ...counts }, skippedAssets: {} };
 }
 
