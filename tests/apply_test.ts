@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
+import { getLogger, type LogRecord, reset } from "@logtape/logtape";
+import { recordLogs } from "./_logs.ts";
 import { applyPlan, type StackWriter } from "../src/reconcile/apply.ts";
 import { type PlanGroup, type PlanOptions, planStacks } from "../src/reconcile/plan.ts";
 import type { Outcome, Plan, Stack } from "../src/model.ts";
@@ -52,14 +53,7 @@ function fakeWriter(failing: ReadonlySet<string> = new Set(), onCall?: (call: st
 async function captureLogs(
   fn: () => Promise<unknown>,
 ): Promise<{ lines: string[]; records: LogRecord[] }> {
-  const records: LogRecord[] = [];
-  await configure({
-    sinks: { buffer: (record) => records.push(record) },
-    loggers: [
-      { category: ["stacksync"], lowestLevel: "debug", sinks: ["buffer"] },
-      { category: ["logtape", "meta"], lowestLevel: "warning", sinks: [] },
-    ],
-  });
+  const records = await recordLogs("debug");
   try {
     await fn();
   } finally {

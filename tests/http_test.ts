@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { configure, type LogRecord, reset } from "@logtape/logtape";
+import { type LogRecord, reset } from "@logtape/logtape";
+import { recordLogs } from "./_logs.ts";
 import { z } from "zod";
 import {
   ApiError,
@@ -59,19 +60,6 @@ function fakeTime(random = 0.5) {
   return { sleeps, options };
 }
 
-async function captureLogs(): Promise<LogRecord[]> {
-  const records: LogRecord[] = [];
-  await configure({
-    reset: true,
-    sinks: { buffer: (record) => records.push(record) },
-    loggers: [
-      { category: ["stacksync"], lowestLevel: "trace", sinks: ["buffer"] },
-      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
-    ],
-  });
-  return records;
-}
-
 function retryLines(records: readonly LogRecord[]) {
   return records.filter((record) => record.level === "warning").map((record) => ({
     text: record.message.map(String).join(""),
@@ -84,7 +72,7 @@ const versionSchema = z.object({ major: z.number() });
 Deno.test("createHttpClient() retries 500 and 502 and then succeeds", async (t) => {
   for (const random of [0, 0.999]) {
     await t.step(`with jitter ${random}`, async () => {
-      const records = await captureLogs();
+      const records = await recordLogs();
       const server = stubServer([status(500), status(502), () => Response.json({ major: 3 })]);
       const time = fakeTime(random);
       const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...time.options });
@@ -117,7 +105,7 @@ Deno.test("createHttpClient() honours Retry-After in seconds and as an HTTP date
   ];
   for (const { header, wait } of cases) {
     await t.step(`Retry-After: ${header}`, async () => {
-      const records = await captureLogs();
+      const records = await recordLogs();
       const server = stubServer([
         status(429, { message: "Too many requests" }, { "retry-after": header }),
         () => Response.json({ major: 2 }),
@@ -276,7 +264,7 @@ function droppingServer(answer: string) {
 }
 
 Deno.test("createHttpClient() retries a dropped connection", async () => {
-  const records = await captureLogs();
+  const records = await recordLogs();
   const server = droppingServer('{"major":1}');
   const time = fakeTime();
   const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...time.options });
@@ -433,7 +421,7 @@ Deno.test("createHttpClient() sends the key, Accept and Content-Type only with a
 });
 
 Deno.test("createHttpClient() logs bodies at trace and never the API key", async () => {
-  const records = await captureLogs();
+  const records = await recordLogs();
   const server = stubServer([
     status(500, { message: `upstream rejected key ${API_KEY}` }),
     () => Response.json({ major: 3, echo: API_KEY }),
@@ -475,15 +463,7 @@ Deno.test("createHttpClient() logs bodies at trace and never the API key", async
 });
 
 Deno.test("createHttpClient() logs method, path, status and time without bodies at debug", async () => {
-  const records: LogRecord[] = [];
-  await configure({
-    reset: true,
-    sinks: { buffer: (record) => records.push(record) },
-    loggers: [
-      { category: ["stacksync"], lowestLevel: "debug", sinks: ["buffer"] },
-      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
-    ],
-  });
+  const records = await recordLogs("debug");
   const server = stubServer([() => Response.json({ major: 3 })]);
   const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...fakeTime().options });
   try {

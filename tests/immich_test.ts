@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { configure, type LogRecord, reset } from "@logtape/logtape";
+import { reset } from "@logtape/logtape";
+import { recordLogs } from "./_logs.ts";
 import { parseJsonObjectArray } from "../src/api/_json_array.ts";
 import { PermanentError } from "../src/api/http.ts";
 import {
@@ -287,15 +288,7 @@ function rawAsset(id: string, changes: Record<string, unknown> = {}) {
 }
 
 Deno.test("searchAssets() skips, reports and logs an invalid asset and keeps the rest", async () => {
-  const records: LogRecord[] = [];
-  await configure({
-    reset: true,
-    sinks: { buffer: (record) => records.push(record) },
-    loggers: [
-      { category: ["stacksync"], lowestLevel: "warning", sinks: ["buffer"] },
-      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
-    ],
-  });
+  const records = await recordLogs("warning");
   try {
     await using stub = searchStub([
       rawAsset("good"),
