@@ -263,6 +263,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
           API_KEY: server.key,
           RUN_MODE: "once",
           LOG_LEVEL: "info",
+          STATE_DIR: `${cwd}/state`,
         };
         const env = Object.fromEntries(Object.entries(baseEnv).filter(([, v]) => v !== ""));
         const run = async (

@@ -114,8 +114,11 @@ export interface ServerVersion {
   readonly patch: number;
 }
 
-/** Why the plan deletes a stack on its own rather than as part of a replace. */
-export type DeleteReason = "single-asset-stack" | "reset";
+/**
+ * Why the plan deletes a stack on its own rather than as part of a replace; `not-in-target`:
+ * an undo or restore wants none of its assets stacked this way.
+ */
+export type DeleteReason = "single-asset-stack" | "reset" | "not-in-target";
 
 /** Why a group cannot be reached by a primary update or a grow. */
 export type ConflictReason = "member-outside-group" | "group-spans-stacks";

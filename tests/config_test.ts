@@ -57,6 +57,9 @@ const DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   logLevel: "info",
   logFormat: "text",
   logFile: undefined,
+  stateDir: undefined,
+  journal: true,
+  journalKeep: 30,
 };
 
 interface ValueCase {
@@ -105,6 +108,9 @@ const VALUES: readonly ValueCase[] = [
   { key: "logLevel", raw: "DEBUG", expected: "debug" },
   { key: "logFormat", raw: "json", expected: "json" },
   { key: "logFile", raw: "/var/log/stacksync/run.log", expected: "/var/log/stacksync/run.log" },
+  { key: "stateDir", raw: "/volume1/stacksync/state", expected: "/volume1/stacksync/state" },
+  { key: "journal", raw: "no", expected: false },
+  { key: "journalKeep", raw: "5", expected: 5 },
 ];
 
 Deno.test("loadSettings() tables cover every declared setting", () => {
@@ -130,7 +136,7 @@ Deno.test("loadSettings() reads each setting from a flag, the environment and an
     const base = { ...without(VALID_ENV, name), ...needs };
     const isSwitch = "switch" in SETTINGS[key];
     await t.step(`${name} from --${flag}`, () => {
-      const args = isSwitch ? [`--${flag}`] : [`--${flag}`, raw];
+      const args = isSwitch ? [expected ? `--${flag}` : `--no-${flag}`] : [`--${flag}`, raw];
       assert.deepEqual((load({ env: base, args }) as Record<string, unknown>)[key], expected);
     });
     await t.step(`${name} from the environment`, () => {

@@ -240,8 +240,10 @@ Deno.test("Dockerfile and README's deno run commands use exactly the compile per
 Deno.test("README's narrowed deno run command works as written", async () => {
   const line = README.split("\n").find((text) => text.includes("--allow-net=immich.local:2283"));
   assert.ok(line !== undefined);
-  const [assignment, , , ...args] = line.split(" ");
-  const [name, value] = assignment.split("=");
+  const words = line.split(" ");
+  const assignments = words.slice(0, words.indexOf("deno"));
+  const args = words.slice(assignments.length + 2);
+  const given = Object.fromEntries(assignments.map((assignment) => assignment.split("=")));
   await using server = await startImmichServer();
   const user = server.addUser({ name: "Narrow" });
   const key = server.addKey(user.id);
@@ -260,7 +262,7 @@ Deno.test("README's narrowed deno run command works as written", async () => {
           : arg.replace("immich.local:2283", host)
       ),
     ],
-    env: { [name]: value, API_URL: server.url, API_KEY: key, NO_COLOR: "1" },
+    env: { ...given, API_URL: server.url, API_KEY: key, NO_COLOR: "1" },
     cwd,
     stdin: "null",
     stdout: "piped",
@@ -269,8 +271,11 @@ Deno.test("README's narrowed deno run command works as written", async () => {
   const stdout = new TextDecoder().decode(output.stdout);
   assert.equal(output.code, 0, `${stdout}${new TextDecoder().decode(output.stderr)}`);
   assert.doesNotMatch(stdout, /Could not open log file/);
-  assert.equal(await Deno.readTextFile(`${cwd}/${value}`), stdout);
+  assert.equal(await Deno.readTextFile(`${cwd}/${given.LOG_FILE}`), stdout);
   assert.equal(server.stacks(user.id).length, 1);
+  // The run was journaled in the state folder it names.
+  const runs = await Array.fromAsync(Deno.readDir(`${cwd}/${given.STATE_DIR}/runs`));
+  assert.equal(runs.length, 1);
   await Deno.remove(cwd, { recursive: true });
 });
 

@@ -218,8 +218,21 @@ function parseRetryAfter(value: string | null, now: number): number | undefined 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** The base URL as it may be shown: without user info, query or fragment. */
-function displayUrl(baseUrl: string): string {
+/**
+ * The base URL as it may be shown or stored: without user info, query or fragment.
+ *
+ * @param baseUrl API_URL.
+ * @returns The URL without credentials, or `(invalid URL)`.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { displayUrl } from "./http.ts";
+ *
+ * assert.equal(displayUrl("https://me:pw@photos.example.com/api/?t=1"), "https://photos.example.com/api");
+ * ```
+ */
+export function displayUrl(baseUrl: string): string {
   try {
     const url = new URL(baseUrl);
     url.username = "";

@@ -53,6 +53,11 @@ export interface PermissionNeeds {
   readonly dryRun: boolean;
   /** FILTER_ALBUM_IDS as given: album names (not ids) are resolved through `GET /albums`. */
   readonly albums?: readonly string[];
+  /**
+   * Whether it searches the assets (`asset.read`); undo, restore and backup read stacks only.
+   * @default {true}
+   */
+  readonly searches?: boolean;
 }
 
 /**
@@ -71,10 +76,12 @@ export interface PermissionNeeds {
  *   "user.read", "asset.read", "stack.read", "album.read",
  * ]);
  * assert.equal(neededPermissions({ dryRun: false }).length, 6);
+ * assert.deepEqual(neededPermissions({ dryRun: true, searches: false }), ["user.read", "stack.read"]);
  * ```
  */
 export function neededPermissions(needs: PermissionNeeds): string[] {
-  const needed = [...needs.dryRun ? READ_PERMISSIONS : REQUIRED_PERMISSIONS];
+  const needed = [...needs.dryRun ? READ_PERMISSIONS : REQUIRED_PERMISSIONS]
+    .filter((permission) => needs.searches !== false || permission !== "asset.read");
   if (needs.albums?.some((album) => !UUID.test(album))) needed.push("album.read");
   return needed;
 }
@@ -135,13 +142,19 @@ export interface ImmichClient {
    * @throws {MissingPermissionsError} Naming every missing permission at once.
    */
   requirePermissions(needed?: readonly string[]): Promise<void>;
-  /** `GET /stacks`, streamed: every stack with every member id. */
-  listStacks(): Promise<Stack[]>;
+  /**
+   * `GET /stacks`, streamed: every stack with every member id. With `fileNames`, the members'
+   * file names are put in that map as well.
+   */
+  listStacks(options?: ListStacksOptions): Promise<Stack[]>;
   /** `POST /search/metadata` page by page, filtered to the user's own, visible assets. */
   searchAssets(filter: SearchFilter): AsyncIterable<AssetPage>;
   /** Keeps album ids, resolves album names through `GET /albums`. */
   resolveAlbumIds(namesOrIds: readonly string[]): Promise<string[]>;
-  /** `POST /stacks`: the first id becomes the primary (Immich merges, see DESIGN.md). */
+  /**
+   * `POST /stacks`: the first id becomes the primary (Immich merges, see DESIGN.md). One id
+   * makes a 1-asset stack: Immich wants two, and folds an id given twice (recorded exchange 043).
+   */
   createStack(assetIds: readonly string[]): Promise<Stack>;
   /** `PUT /stacks/{id}` with a new primary that is already a member. */
   updateStackPrimary(stackId: string, primaryAssetId: string): Promise<Stack>;
@@ -149,6 +162,12 @@ export interface ImmichClient {
   deleteStack(stackId: string): Promise<void>;
   /** Closes the connection pool. */
   close(): void;
+}
+
+/** Options of {@linkcode ImmichClient.listStacks}. */
+export interface ListStacksOptions {
+  /** Receives the file name of every member the answer lists, by asset id. */
+  readonly fileNames?: Map<string, string>;
 }
 
 /** The key lacks permissions the run needs; thrown before any write. */
@@ -266,6 +285,18 @@ function toStack(stack: z.infer<typeof stackSchema>): Stack {
     primaryAssetId: stack.primaryAssetId,
     assetIds: stack.assets.map((asset) => asset.id),
   };
+}
+
+/** Puts the file names of a `GET /stacks` item's members in `names`. */
+function keepFileNames(item: unknown, names: Map<string, string>): void {
+  const assets = (item as { assets?: unknown }).assets;
+  if (!Array.isArray(assets)) return;
+  for (const asset of assets) {
+    const { id, originalFileName } = asset as { id?: unknown; originalFileName?: unknown };
+    if (typeof id === "string" && typeof originalFileName === "string") {
+      names.set(id, originalFileName);
+    }
+  }
 }
 
 const ASSET_TYPES = { IMAGE: "IMAGE", VIDEO: "VIDEO", AUDIO: "AUDIO", OTHER: "OTHER" } as const;
@@ -479,7 +510,8 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
       const missing = needed.filter((permission) => !granted.includes(permission));
       if (missing.length > 0) throw new MissingPermissionsError(missing, granted);
     },
-    listStacks() {
+    listStacks(options = {}) {
+      const names = options.fileNames;
       return http.stream("GET", "/stacks", {
         async read(body, invalid) {
           const stacks: Stack[] = [];
@@ -494,6 +526,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
                 );
               }
               stacks.push(toStack(result.data));
+              if (names !== undefined) keepFileNames(item, names);
             }
           } catch (error) {
             if (!(error instanceof SyntaxError)) throw error;
@@ -549,7 +582,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     },
     async createStack(assetIds) {
       const stack = await http.request("POST", "/stacks", {
-        body: { assetIds },
+        body: { assetIds: assetIds.length === 1 ? [assetIds[0], assetIds[0]] : assetIds },
         schema: stackSchema,
       });
       return toStack(stack);

@@ -53,6 +53,14 @@ export interface PlanOptions {
    * @default {new Map()}
    */
   readonly fileNames?: ReadonlyMap<string, string>;
+  /**
+   * Exact targets, for undo and restore: the groups are the whole desired state of these assets
+   * (`"all"`: of every asset). A stack that no group touches and that holds one of them is
+   * deleted (`not-in-target`). Groups may then hold a single asset: a 1-asset stack to make.
+   *
+   * @default {undefined: stacks no group touches are left alone}
+   */
+  readonly exactFor?: ReadonlySet<string> | "all";
 }
 
 /** The number of actions of each kind plus what was left alone; see {@linkcode countPlan}. */
@@ -82,6 +90,7 @@ export interface PlanCounts {
  * | two or more | | conflict (`group-spans-stacks`) |
  *
  * A conflict becomes a `replace` with `replaceStacks`, else an entry of `needsReplace`.
+ * With `exactFor`, the stacks no group touches that hold an asset of that set are deleted too.
  * A 1-asset stack whose asset is in `g` is a subset of `g`, so when it is the only touched
  * stack the group grows from it; Immich folds it in through its primary and nothing is lost.
  * With `removeSingleAssetStacks`, 1-asset stacks are deleted first and groups are planned as
@@ -91,7 +100,8 @@ export interface PlanCounts {
  * creates, each kind in group order. No stack is deleted twice.
  *
  * @param existing The user's stacks, every member listed (`GET /stacks`).
- * @param groups Promoted groups: parent first, 2+ assets each, no asset in two groups.
+ * @param groups Promoted groups: parent first, 2+ assets each (1+ with `exactFor`), no asset
+ *   in two groups.
  * @param options What the plan may do.
  * @returns The plan.
  *
@@ -148,6 +158,8 @@ export function planStacks(
   const inSync: InSyncStack[] = [];
   const needsReplace: NeedsReplace[] = [];
   const deletedByReplace = new Set<string>();
+  /** Stacks some group touches: with `exactFor`, the others holding a target asset go. */
+  const touchedByGroups = new Set<Indexed>();
 
   for (const group of groups) {
     // One pass: the first touched stack, whether a second one exists, and how many of the
@@ -163,6 +175,12 @@ export function planStacks(
       else if (holder !== entry) spans = true;
     }
     const context: ActionContext = { groupKey: group.key, assets: group.assets };
+    if (options.exactFor !== undefined && entry !== undefined) {
+      for (const asset of group.assets) {
+        const holder = index.entryOf(asset.id);
+        if (holder !== undefined) touchedByGroups.add(holder);
+      }
+    }
     if (entry === undefined) {
       creates.push({ kind: "create", assetIds: assetIdsOf(group), reason: "new-group", context });
       continue;
@@ -212,16 +230,24 @@ export function planStacks(
     replaces.push({ action, removedIds: removedBy(group, touched) });
   }
 
+  const untargeted = options.exactFor === undefined
+    ? []
+    : index.untouched(touchedByGroups, options.exactFor);
   // File names of assets outside the group at hand come from one scan of all groups, made
   // only for the few assets that need one.
   const labels = new Labels(
     groups,
-    new Set([...singles.flatMap(membersOf), ...replaces.flatMap((r) => r.removedIds)]),
+    new Set([
+      ...singles.flatMap(membersOf),
+      ...untargeted.flatMap(membersOf),
+      ...replaces.flatMap((r) => r.removedIds),
+    ]),
     options.fileNames,
   );
   return {
     actions: [
       ...singles.map((stack) => deleteAction(stack, "single-asset-stack", labels)),
+      ...untargeted.map((stack) => deleteAction(stack, "not-in-target", labels)),
       ...replaces.map(({ action, removedIds }): ReplaceAction => ({
         ...action,
         context: {
@@ -306,7 +332,10 @@ class StackIndex {
   // by object identity is markedly slower in V8.
   readonly #entryOf = new Map<string, Indexed>();
 
+  readonly #stacks: readonly Stack[];
+
   constructor(stacks: readonly Stack[]) {
+    this.#stacks = stacks;
     for (const stack of stacks) {
       const entry: Indexed = { stack, size: 0 };
       this.#add(entry, stack.primaryAssetId);
@@ -316,6 +345,19 @@ class StackIndex {
 
   entryOf(assetId: string): Indexed | undefined {
     return this.#entryOf.get(assetId);
+  }
+
+  /**
+   * The indexed stacks not in `touched` that hold an asset of `assets` (`"all"`: any stack), in
+   * the order given to the index.
+   */
+  untouched(touched: ReadonlySet<Indexed>, assets: ReadonlySet<string> | "all"): Stack[] {
+    const found = new Set<Stack>();
+    for (const [assetId, entry] of this.#entryOf) {
+      if (touched.has(entry) || found.has(entry.stack)) continue;
+      if (assets === "all" || assets.has(assetId)) found.add(entry.stack);
+    }
+    return this.#stacks.filter((stack) => found.has(stack));
   }
 
   /** The distinct stacks holding any asset of the group, in the order first met. */

@@ -1,0 +1,208 @@
+/**
+ * `stacksync undo [RUN_ID]`: puts back, for the assets a recorded run changed, the stacks they
+ * were in before it, through the same planner and applier as a run (`planStacks` with exact
+ * targets, `applyPlan` through the journal). Without RUN_ID it takes each user's latest run that
+ * is not undone. It honours DRY_RUN and is journaled itself, so an undo can be undone.
+ *
+ * @module
+ */
+import { getLogger, type Logger } from "@logtape/logtape";
+import { displayUrl } from "../api/http.ts";
+import { type ImmichClient, neededPermissions } from "../api/immich.ts";
+import { ConfigError } from "../config.ts";
+import type { Outcome, Plan, Stack } from "../model.ts";
+import { planStacks } from "../reconcile/plan.ts";
+import { runUsers, type UserWork } from "../run.ts";
+import type { FoundJournal, StateFolder } from "../state/folder.ts";
+import { latestToUndo, undoneStatus } from "../undo/history.ts";
+import { type ChangedSince, undoTargets } from "../undo/targets.ts";
+import {
+  type Command,
+  type CommandContext,
+  journalingOf,
+  outcomeOf,
+  stateFolderOf,
+  warnIfUnjournaled,
+} from "./command.ts";
+
+/** The journals of the run RUN_ID names: its full id or a prefix only it has. */
+function journalsOf(found: readonly FoundJournal[], given: string, path: string): FoundJournal[] {
+  const runs = [...new Set(found.map((journal) => journal.summary.run))];
+  const matching = runs.filter((run) => run.startsWith(given));
+  if (matching.length !== 1) {
+    const problem = matching.length === 0
+      ? `STATE_DIR ${path} has no journal of it`
+      : `it is the start of ${matching.length} run ids (${matching.join(", ")})`;
+    throw new ConfigError(
+      `Cannot undo the run as ${problem}, see stacksync runs: current value is "${given}"`,
+    );
+  }
+  return found.filter((journal) => journal.summary.run === matching[0]);
+}
+
+/** Stacks put back, old id to new, from the plan's outcomes and what was in sync already. */
+function restoredIds(plan: Plan, outcomes: readonly Outcome[]): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const { stackId, groupKey } of plan.inSync) ids.set(groupKey, stackId);
+  for (const outcome of outcomes) {
+    const { action } = outcome;
+    const key = action.context.groupKey;
+    if (outcome.status !== "ok" || key === undefined) continue;
+    const id = outcome.stackId ?? (action.kind === "update-primary" ? action.stackId : undefined);
+    if (id !== undefined) ids.set(key, id);
+  }
+  return ids;
+}
+
+/** Logs each stack put back, old id to new, and each change left alone. */
+function logResult(
+  context: { plan: Plan; run: string; changedSince: readonly ChangedSince[] },
+  names: ReadonlyMap<string, string>,
+  outcomes: readonly Outcome[],
+  log: Logger,
+): void {
+  const changed = new Set(
+    outcomes.filter((o) => o.status === "ok").map((o) => o.action.context.groupKey),
+  );
+  for (const [old, id] of restoredIds(context.plan, outcomes)) {
+    const fields = { oldStackID: old, stackID: id };
+    const as = id === old ? "" : ` as ${id}`;
+    if (changed.has(old)) log.info(`Restored stack ${old}${as}`, fields);
+    else log.debug(`Stack ${old} was already back${as}`, fields);
+  }
+  const name = (id: string) => names.get(id) ?? id;
+  for (const { stackId, assetIds } of context.changedSince) {
+    const fields = { filename: name(assetIds[0]), assets: assetIds.length };
+    if (stackId !== undefined) {
+      log.warn(
+        `Left stack ${stackId} as it is: it changed after run ${context.run}; ` +
+          "--force puts back what the run changed",
+        { ...fields, stackID: stackId, members: assetIds.map(name) },
+      );
+    } else {
+      log.warn(
+        `Left ${assetIds.map(name).join(", ")} as they are: their stacks changed after run ` +
+          `${context.run}; --force puts back what the run changed`,
+        fields,
+      );
+    }
+  }
+}
+
+/** Reads the stacks now, with every member's file name. */
+async function currentStacks(client: ImmichClient) {
+  const fileNames = new Map<string, string>();
+  const stacks: Stack[] = await client.listStacks({ fileNames });
+  return { stacks, fileNames };
+}
+
+function undoWork(
+  context: CommandContext,
+  folder: StateFolder,
+  found: readonly FoundJournal[],
+  given: readonly FoundJournal[] | undefined,
+): UserWork {
+  const { settings, options } = context;
+  const server = displayUrl(settings.apiUrl);
+  const summaries = found.map((journal) => journal.summary);
+  const status = undoneStatus(summaries);
+  return {
+    title: "Undo",
+    permissions: neededPermissions({ dryRun: settings.dryRun, searches: false }),
+    async prepare(client, user, log) {
+      const target = given === undefined
+        ? found.find((journal) => journal.summary === latestToUndo(summaries, user.id, server))
+        : given.find((journal) => journal.summary.user.id === user.id);
+      if (target === undefined) {
+        log.info(
+          given === undefined
+            ? "Nothing to undo for {user}: no recorded run of this user on this server"
+            : "Nothing to undo for {user}: the run changed nothing of this user",
+          { user: user.name },
+        );
+        return {
+          plan: { actions: [], inSync: [], needsReplace: [] },
+          skippedAssets: {},
+          stacks: { stacks: [], fileNames: new Map() },
+        };
+      }
+      const { run } = target.summary;
+      const done = status(target.summary);
+      if (done.by !== undefined) log.info(`Run ${run} was undone by ${done.by} already`);
+      log.info(`Undoing run ${run} of ${target.summary.startedAt}`, { run });
+      const journal = await folder.read(target);
+      const now = await currentStacks(client);
+      const earlierUndos = [];
+      for (const undo of found) {
+        const { undoes, user: owner } = undo.summary;
+        if (undoes !== run || owner.id !== user.id) continue;
+        const { stacks, writes } = await folder.read(undo);
+        earlierUndos.push({ before: stacks, writes });
+      }
+      const targets = undoTargets({
+        before: journal.stacks,
+        writes: journal.writes,
+        earlierUndos,
+        current: now.stacks,
+        force: options.force,
+      });
+      const names = new Map(now.fileNames);
+      for (const stack of journal.stacks) {
+        for (const { id, originalFileName } of stack.assets) {
+          if (originalFileName !== undefined && !names.has(id)) names.set(id, originalFileName);
+        }
+      }
+      const plan = planStacks(now.stacks, targets.groups, {
+        replaceStacks: true,
+        removeSingleAssetStacks: false,
+        resetStacks: false,
+        fileNames: names,
+        exactFor: targets.scope,
+      });
+      return {
+        plan,
+        skippedAssets: {},
+        stacks: now,
+        journalAlways: true,
+        undoes: run,
+        report: (outcomes, userLog) => {
+          logResult({ plan, run, changedSince: targets.changedSince }, names, outcomes, userLog);
+          return { changedSince: targets.changedSince.length };
+        },
+      };
+    },
+  };
+}
+
+/** Puts back what a recorded run changed. */
+export const undoCommand: Command = async (context) => {
+  const { settings, operand, options } = context;
+  const writes = !settings.dryRun && settings.journal;
+  const folder = await stateFolderOf(settings, writes);
+  const { found, unreadable } = await folder.journals();
+  const given = operand === undefined ? undefined : journalsOf(found, operand, folder.path);
+  const server = displayUrl(settings.apiUrl);
+  const elsewhere = given?.find((journal) => journal.summary.server !== server);
+  if (elsewhere !== undefined && !options.force) {
+    throw new ConfigError(
+      `Cannot undo run ${elsewhere.summary.run} as it changed ${elsewhere.summary.server}, not ` +
+        `API_URL: set API_URL to that server, or give --force if it is the same one: current ` +
+        `value is ${server}`,
+    );
+  }
+  const journal = await journalingOf(context, "undo", writes ? folder : undefined);
+  return async () => {
+    warnIfUnjournaled(settings);
+    // A journal that cannot be read is no run undo can take: say so once.
+    for (const { path, error } of unreadable) {
+      getLogger(["stacksync", "state"]).warn(`Cannot read the journal ${path}: ${error}`);
+    }
+    const work = undoWork(context, folder, found, given);
+    const reports = await runUsers(settings, work, {
+      signal: context.signal,
+      sleep: context.sleep,
+      journal,
+    });
+    return outcomeOf(reports, settings.apiKeys.length);
+  };
+};
