@@ -141,10 +141,11 @@ export async function openStateFolder(
     checkMarker(text, path);
   } catch (error) {
     if (error instanceof StateError) throw error;
-    if (!(error instanceof Deno.errors.NotFound)) {
+    // Creating the folder names what is wrong in the words of a journal that cannot be written.
+    if (options.write) await createFolder(path);
+    else if (!(error instanceof Deno.errors.NotFound)) {
       throw new StateError(`Cannot read STATE_DIR ${path}: ${reason(error)}`, { cause: error });
     }
-    if (options.write) await createFolder(path);
   }
   const folder = stateFolder(path);
   if (options.write) await recoverInterrupted(path);
