@@ -299,3 +299,15 @@ Deno.test("parseBackup() refuses what is no stacksync backup, naming the problem
   }
   assert.equal(parseBackup(JSON.stringify(valid), "b.json").users[0].stacks.length, 1);
 });
+
+Deno.test("openStateFolder() drops a journal killed before its first record was written", async () => {
+  await withFolder(async (dir) => {
+    const run = join(dir, "runs", "20261123-101500-000");
+    await Deno.mkdir(run, { recursive: true });
+    await Deno.writeTextFile(join(run, "u1.jsonl"), "");
+    const reader = await openStateFolder(dir, { write: false });
+    assert.deepEqual(await reader.journals(), { found: [], unreadable: [] });
+    await openStateFolder(dir, { write: true });
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(run)), []);
+  });
+});

@@ -152,7 +152,7 @@ export interface ImmichClient {
   /** Keeps album ids, resolves album names through `GET /albums`. */
   resolveAlbumIds(namesOrIds: readonly string[]): Promise<string[]>;
   /**
-   * `POST /stacks`: the first id becomes the primary (Immich merges, see DESIGN.md). One id
+   * `POST /stacks`: the first id becomes the primary; a listed primary brings its whole stack. One id
    * makes a 1-asset stack: Immich wants two, and folds an id given twice (recorded exchange 043).
    */
   createStack(assetIds: readonly string[]): Promise<Stack>;

@@ -1,6 +1,6 @@
 /**
- * File primitives of the state folder: whole writes, gzip, line reading that tolerates a torn
- * last line, atomic replacement. Private to `src/state/`.
+ * File primitives of the state folder: gzip, line reading that tolerates a torn last line,
+ * atomic replacement. Private to `src/state/`.
  *
  * @module
  */

@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { ConfigError } from "../config.ts";
 import { exists, gzipFile, replaceFile } from "./_files.ts";
 import {
+  EmptyJournalError,
   type JournalCommand,
   type JournalContents,
   type JournalHeader,
@@ -259,7 +260,16 @@ async function recoverInterrupted(path: string): Promise<void> {
       try {
         const summaryPath = join(runPath, `${user}.json`);
         if (!(await exists(`${file}.gz`))) {
-          const { summary } = await readJournal(file);
+          const read = await readJournal(file).catch((error) => {
+            if (error instanceof EmptyJournalError) return undefined;
+            throw error;
+          });
+          // Killed while creating the file: nothing was recorded, nothing sent.
+          if (read === undefined) {
+            await Deno.remove(file);
+            continue;
+          }
+          const { summary } = read;
           await gzipFile(file, `${file}.gz`);
           await writeSummary(summaryPath, summary);
         } else if (!(await exists(summaryPath))) {
@@ -334,7 +344,10 @@ function stateFolder(path: string): StateFolder {
             const summary = closed ?? (await readJournal(file)).summary;
             found.push({ summary, path: file });
           } catch (error) {
-            unreadable.push({ path: file, error: reason(error) });
+            // A file still being created, or left empty by a killed run, holds no run yet.
+            if (!(error instanceof EmptyJournalError)) {
+              unreadable.push({ path: file, error: reason(error) });
+            }
           }
         }
       }

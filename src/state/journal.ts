@@ -33,6 +33,17 @@ export class JournalError extends Error {
   }
 }
 
+/**
+ * A journal file without its first record: the process died while creating it, before anything
+ * was recorded or sent.
+ */
+export class EmptyJournalError extends SyntaxError {
+  constructor(message: string) {
+    super(message);
+    this.name = "EmptyJournalError";
+  }
+}
+
 /** The commands that write a journal. */
 export type JournalCommand = "run" | "undo" | "restore";
 
@@ -580,6 +591,7 @@ function checkVersion(version: number, path: string): void {
  *
  * @param path The journal file (`.jsonl` or `.jsonl.gz`).
  * @returns Its header, the stacks as read, the writes and a summary of them.
+ * @throws {EmptyJournalError} When it has no header: nothing was recorded.
  * @throws {SyntaxError} When a line other than the last is not a journal record.
  * @throws {RangeError} When a newer stacksync wrote it.
  */
@@ -645,7 +657,7 @@ export async function readJournal(path: string): Promise<JournalContents> {
     }
   }
   if (header === undefined) {
-    throw new SyntaxError(`Cannot read the journal ${path}: it has no header`);
+    throw new EmptyJournalError(`Cannot read the journal ${path}: it has no header`);
   }
   const writes = [...intents].map(([seq, intent]): RecordedWrite => ({
     seq,
