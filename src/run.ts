@@ -452,8 +452,10 @@ async function processUser(
     const userLog = logger.with({ user });
     userLog.info("Processing user: {user}", { user });
 
-    const prepared = await work.prepare(client, me, userLog);
-    const { plan } = prepared;
+    // Released once the journal has them (it drops them at its first write): at 50 000 stacks
+    // the stacks as read weigh tens of megabytes that applying does not need.
+    let prepared: Prepared | undefined = await work.prepare(client, me, userLog);
+    const { plan, report: reportExtra, skippedAssets } = prepared;
     // The whole plan is one line per action: built only when debug shows it.
     if (userLog.isEnabledFor("debug")) {
       for (const line of renderPlan(plan).slice(0, -1)) userLog.debug(line);
@@ -468,6 +470,7 @@ async function processUser(
       if (prepared.journalAlways) journal.open();
       writer = journalWrites(client, journal, { onFailure: (error) => stop.abort(error) });
     }
+    prepared = undefined;
     let actions = 0;
     const outcomes = await applyPlan(plan, writer, {
       dryRun: settings.dryRun,
@@ -479,13 +482,13 @@ async function processUser(
         if (++actions % ACTIONS_PER_RELEASE === 0) releaseMemory();
       },
     });
-    const extra = prepared.report?.(outcomes, userLog) ?? { changedSince: 0 };
+    const extra = reportExtra?.(outcomes, userLog) ?? { changedSince: 0 };
     await journal?.close(extra);
     const report: UserReport = {
       user,
       status: "done",
       counts: { ...countOutcomes(plan, outcomes, settings.dryRun), ...extra },
-      skippedAssets: prepared.skippedAssets,
+      skippedAssets,
     };
     const summary = summaryLine(report, settings.dryRun);
     if (!passSucceeded([report])) userLog.warn(summary);

@@ -365,3 +365,35 @@ Deno.test("main.ts runs lists each run and user with its counts, and whether it 
     "no",
   ]);
 });
+
+Deno.test("main() undo of an undo redoes the run; a dry-run undo writes nothing anywhere", async () => {
+  await using server = await startImmichServer();
+  await using state = await tempState();
+  const library = addRandomLibrary(server, 4242);
+  const env = { API_URL: server.url, API_KEY: library.key, REPLACE_STACKS: "true" };
+  const stacks = () => describeStacks(server.stacks(library.userId), library.names);
+  const before = stacks();
+  assert.equal((await runMain([], env, state.path)).code, 0);
+  const after = stacks();
+  assert.notDeepEqual(after, before);
+  const runDirs = async () => (await Array.fromAsync(Deno.readDir(`${state.path}/runs`))).length;
+
+  server.clearRequests();
+  const dry = await runMain(["undo"], { ...env, DRY_RUN: "true" }, state.path);
+  assert.equal(dry.code, 0, dry.stdout);
+  assert.ok(dry.lines.some((line) => String(line.msg).startsWith("[DRY RUN] Would ")), dry.stdout);
+  assert.deepEqual(stackWrites(server.requests), []);
+  assert.equal(await runDirs(), 1);
+
+  const undo = await runMain(["undo"], env, state.path);
+  assert.equal(undo.code, 0, undo.stdout);
+  assert.deepEqual(stacks(), before);
+  const undoId = (await Array.fromAsync(Deno.readDir(`${state.path}/runs`)))
+    .map((entry) => entry.name).sort().at(-1)!;
+  const redo = await runMain(["undo", undoId], env, state.path);
+  assert.equal(redo.code, 0, redo.stdout);
+  assert.deepEqual(stacks(), after);
+  // Undo with no id now takes the run again: the redo put it back in force.
+  assert.equal((await runMain(["undo"], env, state.path)).code, 0);
+  assert.deepEqual(stacks(), before);
+});

@@ -10,10 +10,10 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { displayUrl } from "../api/http.ts";
-import { createImmichClient, neededPermissions } from "../api/immich.ts";
+import { neededPermissions } from "../api/immich.ts";
 import { backupText, type BackupUser, sortStacks, writeBackupFile } from "../state/backup.ts";
 import { recordStack } from "../state/journal.ts";
-import { type Command, stateFolderOf } from "./command.ts";
+import { type Command, immichClientOf, stateFolderOf } from "./command.ts";
 
 const logger = getLogger(["stacksync", "backup"]);
 
@@ -26,12 +26,7 @@ export const backupCommand: Command = async (context) => {
     const createdAt = context.now().toISOString();
     for (const [index, apiKey] of settings.apiKeys.entries()) {
       let user = `user ${index + 1}`;
-      const client = createImmichClient({
-        baseUrl: settings.apiUrl,
-        apiKey,
-        ...(context.sleep === undefined ? {} : { sleep: context.sleep }),
-        signal: context.signal,
-      });
+      const client = immichClientOf(context, apiKey);
       try {
         await client.serverVersion();
         await client.requirePermissions(neededPermissions({ dryRun: true, searches: false }));

@@ -12,6 +12,7 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { displayUrl } from "../api/http.ts";
+import { createImmichClient, type ImmichClient } from "../api/immich.ts";
 import { type CommandOptions, ConfigError, type Settings } from "../config.ts";
 import { type Journaling, passSucceeded, type UserReport } from "../run.ts";
 import { openStateFolder, type StateFolder } from "../state/folder.ts";
@@ -65,6 +66,22 @@ export type Command = (context: CommandContext) => Promise<CommandWork>;
  */
 export function outcomeOf(reports: readonly UserReport[], keys: number): CommandOutcome {
   return reports.length === keys && passSucceeded(reports) ? "ok" : "failed";
+}
+
+/**
+ * The Immich client of one key, with the command's stop signal and wait between attempts.
+ *
+ * @param context The command's context (API_URL, signal, sleep).
+ * @param apiKey The key.
+ * @returns The client; close it when done.
+ */
+export function immichClientOf(context: CommandContext, apiKey: string): ImmichClient {
+  return createImmichClient({
+    baseUrl: context.settings.apiUrl,
+    apiKey,
+    signal: context.signal,
+    ...(context.sleep === undefined ? {} : { sleep: context.sleep }),
+  });
 }
 
 /**

@@ -10,7 +10,7 @@
  * @module
  */
 import { ApiError, displayUrl } from "../api/http.ts";
-import { createImmichClient, neededPermissions } from "../api/immich.ts";
+import { neededPermissions } from "../api/immich.ts";
 import { ConfigError } from "../config.ts";
 import { planStacks } from "../reconcile/plan.ts";
 import { runUsers, type UserWork } from "../run.ts";
@@ -18,6 +18,7 @@ import { type Backup, type BackupUser, parseBackup } from "../state/backup.ts";
 import {
   type Command,
   type CommandContext,
+  immichClientOf,
   journalingOf,
   outcomeOf,
   warnIfUnjournaled,
@@ -67,12 +68,7 @@ async function matchUsers(
   const { settings, options } = context;
   const matched = new Map<string, BackupUser>();
   for (const apiKey of settings.apiKeys) {
-    const client = createImmichClient({
-      baseUrl: settings.apiUrl,
-      apiKey,
-      ...(context.sleep === undefined ? {} : { sleep: context.sleep }),
-      signal: context.signal,
-    });
+    const client = immichClientOf(context, apiKey);
     try {
       const me = await client.me();
       const same = backup.users.find((user) => user.id === me.id);

@@ -101,6 +101,7 @@ function undoWork(
   folder: StateFolder,
   found: readonly FoundJournal[],
   given: readonly FoundJournal[] | undefined,
+  reached: Set<string>,
 ): UserWork {
   const { settings, options } = context;
   const server = displayUrl(settings.apiUrl);
@@ -110,13 +111,15 @@ function undoWork(
     title: "Undo",
     permissions: neededPermissions({ dryRun: settings.dryRun, searches: false }),
     async prepare(client, user, log) {
+      reached.add(user.id);
       const target = given === undefined
         ? found.find((journal) => journal.summary === latestToUndo(summaries, user.id, server))
         : given.find((journal) => journal.summary.user.id === user.id);
       if (target === undefined) {
         log.info(
           given === undefined
-            ? "Nothing to undo for {user}: no recorded run of this user on this server"
+            ? "Nothing to undo for {user}: no recorded run of this user on this server is left " +
+              "to undo"
             : "Nothing to undo for {user}: the run changed nothing of this user",
           { user: user.name },
         );
@@ -197,12 +200,21 @@ export const undoCommand: Command = async (context) => {
     for (const { path, error } of unreadable) {
       getLogger(["stacksync", "state"]).warn(`Cannot read the journal ${path}: ${error}`);
     }
-    const work = undoWork(context, folder, found, given);
+    const reached = new Set<string>();
+    const work = undoWork(context, folder, found, given, reached);
     const reports = await runUsers(settings, work, {
       signal: context.signal,
       sleep: context.sleep,
       journal,
     });
-    return outcomeOf(reports, settings.apiKeys.length);
+    // A user the run changed whose key was not given is not undone: say so, and fail.
+    const missed = (given ?? []).filter((journal) => !reached.has(journal.summary.user.id));
+    for (const { summary } of missed) {
+      getLogger(["stacksync", "undo"]).warn(
+        `Did not undo run ${summary.run} for ${summary.user.name}: no key of API_KEY reached that user`,
+        { user: summary.user.name },
+      );
+    }
+    return missed.length > 0 ? "failed" : outcomeOf(reports, settings.apiKeys.length);
   };
 };
