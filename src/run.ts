@@ -483,13 +483,9 @@ async function processUser(
       },
     });
     const extra = reportExtra?.(outcomes, userLog) ?? { changedSince: 0 };
-    await journal?.close(extra);
-    const report: UserReport = {
-      user,
-      status: "done",
-      counts: { ...countOutcomes(plan, outcomes, settings.dryRun), ...extra },
-      skippedAssets,
-    };
+    const counts = { ...countOutcomes(plan, outcomes, settings.dryRun), ...extra };
+    await journal?.close({ changedSince: counts.changedSince, notDone: counts.notDone });
+    const report: UserReport = { user, status: "done", counts, skippedAssets };
     const summary = summaryLine(report, settings.dryRun);
     if (!passSucceeded([report])) userLog.warn(summary);
     else userLog.info(summary);

@@ -128,7 +128,15 @@ Deno.test("planStacks() with exactFor deletes the untouched stacks holding those
 });
 
 Deno.test("latestToUndo() takes the user's latest run on the server that is not undone", () => {
-  const counts = { created: 1, updated: 0, deleted: 0, failed: 0, unknown: 0, changedSince: 0 };
+  const counts = {
+    created: 1,
+    updated: 0,
+    deleted: 0,
+    failed: 0,
+    unknown: 0,
+    changedSince: 0,
+    notDone: 0,
+  };
   const summary = (run: string, extra: Record<string, unknown> = {}) => ({
     run,
     command: "run" as const,
@@ -148,7 +156,10 @@ Deno.test("latestToUndo() takes the user's latest run on the server that is not 
   const all = [r1, r2, other, bob];
   assert.equal(latestToUndo(all, "u1", "http://immich/api")?.run, "r2");
   assert.equal(latestToUndo([...all, undo], "u1", "http://immich/api")?.run, "r1");
+  // An undo with a failed write, or stopped by a signal before its end, did not undo the run.
   const partial = { ...undo, counts: { ...counts, failed: 1 } };
   assert.equal(latestToUndo([...all, partial], "u1", "http://immich/api")?.run, "r2");
+  const stopped = { ...undo, counts: { ...counts, notDone: 3 } };
+  assert.equal(latestToUndo([...all, stopped], "u1", "http://immich/api")?.run, "r2");
   assert.equal(latestToUndo(all, "u9", "http://immich/api"), undefined);
 });

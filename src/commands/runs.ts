@@ -27,7 +27,7 @@ function columns(rows: readonly (readonly string[])[]): string[] {
  * import assert from "node:assert/strict";
  * import { runsTable } from "./runs.ts";
  *
- * const counts = { created: 7, updated: 1, deleted: 0, failed: 0, unknown: 0, changedSince: 0 };
+ * const counts = { created: 7, updated: 1, deleted: 0, failed: 0, unknown: 0, changedSince: 0, notDone: 0 };
  * const lines = runsTable([{
  *   run: "20261123-101500-123", command: "run", startedAt: "2026-11-23T10:15:00.123Z",
  *   finishedAt: "2026-11-23T10:15:04.000Z", server: "http://immich:2283/api",
@@ -66,7 +66,11 @@ export function runsTable(summaries: readonly JournalSummary[]): string[] {
       String(counts.updated),
       String(counts.deleted),
       counts.unknown > 0 ? `${problems} (${counts.unknown} unknown)` : String(problems),
-      summary.finishedAt === undefined ? "no" : "yes",
+      summary.finishedAt === undefined
+        ? "no"
+        : counts.notDone > 0
+        ? `yes, ${counts.notDone} not done`
+        : "yes",
       undone.by === undefined ? undone.status : `yes, by ${undone.by}`,
     ]);
   }

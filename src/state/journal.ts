@@ -110,6 +110,16 @@ export interface JournalCounts {
   readonly unknown: number;
   /** For an undo: stacks left alone because they changed after the run. */
   readonly changedSince: number;
+  /** Actions of the plan not carried out (a shutdown signal, a deletion that failed). */
+  readonly notDone: number;
+}
+
+/** What a pass left undone, recorded when its journal closes. */
+export interface JournalEnd {
+  /** For an undo: stacks it left alone because they changed after the run. */
+  readonly changedSince?: number;
+  /** Actions of the plan not carried out. */
+  readonly notDone?: number;
 }
 
 /** A journal's summary, kept beside it so that listing runs reads no journal. */
@@ -156,6 +166,7 @@ const countsSchema = z.object({
   failed: z.number(),
   unknown: z.number(),
   changedSince: z.number(),
+  notDone: z.number(),
 });
 const recordSchema = z.discriminatedUnion("type", [
   z.object({
@@ -168,7 +179,12 @@ const recordSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("stacks-end"), count: z.number() }),
   z.object({ type: z.literal("done"), seq: z.number(), stack: resultSchema.optional() }),
   z.object({ type: z.literal("failed"), seq: z.number(), error: z.string() }),
-  z.object({ type: z.literal("end"), finishedAt: z.string(), changedSince: z.number() }),
+  z.object({
+    type: z.literal("end"),
+    finishedAt: z.string(),
+    changedSince: z.number(),
+    notDone: z.number(),
+  }),
 ]);
 /** An intent record, told apart by its operation. */
 const intentSchema = z.discriminatedUnion("op", [
@@ -326,10 +342,10 @@ export class UserJournal {
    * Ends the journal: writes the end record, flushes, compresses the file and writes its
    * summary. Nothing happens for a journal that was never opened.
    *
-   * @param end For an undo: how many stacks it left alone because they changed after the run.
+   * @param end What the pass left undone.
    * @throws {JournalError} When the journal cannot be finished.
    */
-  async close(end: { readonly changedSince?: number } = {}): Promise<void> {
+  async close(end: JournalEnd = {}): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#stacks = undefined;
@@ -337,15 +353,16 @@ export class UserJournal {
     if (file === undefined) return;
     const finishedAt = this.#options.now().toISOString();
     const changedSince = end.changedSince ?? 0;
+    const notDone = end.notDone ?? 0;
     try {
-      this.#write({ type: "end", finishedAt, changedSince });
+      this.#write({ type: "end", finishedAt, changedSince, notDone });
       file.syncDataSync();
       file.close();
       this.#file = undefined;
       const summary: JournalSummary = {
         ...this.#options.header,
         finishedAt,
-        counts: { ...this.#counts, unknown: this.#intents.size, changedSince },
+        counts: { ...this.#counts, unknown: this.#intents.size, changedSince, notDone },
       };
       await this.#options.compress(this.#options.path);
       await writeSummary(this.#options.summaryPath, summary);
@@ -601,7 +618,7 @@ export async function readJournal(path: string): Promise<JournalContents> {
   let stacksComplete = false;
   const intents = new Map<number, WriteIntent>();
   const outcomes = new Map<number, WriteOutcome>();
-  let end: { finishedAt: string; changedSince: number } | undefined;
+  let end: { finishedAt: string; changedSince: number; notDone: number } | undefined;
   let number = 0;
   for await (const { line, torn } of readLines(path)) {
     number++;
@@ -652,7 +669,11 @@ export async function readJournal(path: string): Promise<JournalContents> {
         outcomes.set(record.seq, { status: "failed", error: record.error });
         break;
       case "end":
-        end = { finishedAt: record.finishedAt, changedSince: record.changedSince };
+        end = {
+          finishedAt: record.finishedAt,
+          changedSince: record.changedSince,
+          notDone: record.notDone,
+        };
         break;
     }
   }
@@ -680,7 +701,7 @@ export async function readJournal(path: string): Promise<JournalContents> {
     summary: {
       ...header,
       ...(end === undefined ? {} : { finishedAt: end.finishedAt }),
-      counts: { ...counts, changedSince: end?.changedSince ?? 0 },
+      counts: { ...counts, changedSince: end?.changedSince ?? 0, notDone: end?.notDone ?? 0 },
     },
   };
 }

@@ -2,8 +2,8 @@
  * The recorded runs as a history: which are undone, and which run `stacksync undo` takes when
  * it is given none. Pure: works on the journals' summaries.
  *
- * An undo is complete when it finished with no failed write, no write of unknown outcome and no
- * stack left alone; a run is undone by a complete undo that is not itself undone (undoing an
+ * An undo is complete when it finished with no failed write, no write of unknown outcome, no
+ * action left undone and no stack left alone; a run is undone by a complete undo that is not itself undone (undoing an
  * undo puts the run's changes back, like a redo).
  *
  * @module
@@ -25,7 +25,7 @@ function keyOf(run: string, userId: string): string {
 function complete(summary: JournalSummary): boolean {
   const { counts } = summary;
   return summary.finishedAt !== undefined && counts.failed === 0 && counts.unknown === 0 &&
-    counts.changedSince === 0;
+    counts.changedSince === 0 && counts.notDone === 0;
 }
 
 /**
@@ -39,7 +39,7 @@ function complete(summary: JournalSummary): boolean {
  * import assert from "node:assert/strict";
  * import { undoneStatus } from "./history.ts";
  *
- * const counts = { created: 1, updated: 0, deleted: 0, failed: 0, unknown: 0, changedSince: 0 };
+ * const counts = { created: 1, updated: 0, deleted: 0, failed: 0, unknown: 0, changedSince: 0, notDone: 0 };
  * const base = { startedAt: "", finishedAt: "x", server: "s", user: { id: "u", name: "Ada" }, stacksync: "1", counts };
  * const run = { ...base, run: "r1", command: "run" } as const;
  * const undo = { ...base, run: "r2", command: "undo", undoes: "r1" } as const;
