@@ -438,8 +438,8 @@ export interface OptionDeclaration {
   readonly flag: string;
   /** The subcommands that accept it. */
   readonly commands: readonly CommandName[];
-  /** One-line help, shown by `--help` and in the README. */
-  readonly help: string;
+  /** One-line help, shown by `--help` and in the README; per command when it differs. */
+  readonly help: string | { readonly [N in CommandName]?: string };
   /** A switch (`--flag`); otherwise it takes a value, named here (`FILE`). */
   readonly value?: string;
 }
@@ -461,8 +461,10 @@ export const OPTIONS = {
   force: {
     flag: "force",
     commands: ["undo", "restore"],
-    help: "undo: also put back stacks changed after the run; restore: accept a file from " +
-      "another server or user",
+    help: {
+      undo: "Also put back the stacks that changed after the run",
+      restore: "Accept a file of another server or user (the same Immich at a new address)",
+    },
   },
 } as const satisfies Record<string, OptionDeclaration>;
 
@@ -835,6 +837,14 @@ function validate(raw: RawSettings, context: ValidateContext): Settings {
   return { ...local, apiUrl: raw.apiUrl, apiKeys };
 }
 
+/** An option's help for one command, or for all of them (`undo: …; restore: …`). */
+function optionHelp(declaration: OptionDeclaration, command?: CommandName): string {
+  const { help } = declaration;
+  if (typeof help === "string") return help;
+  if (command !== undefined) return help[command] ?? "";
+  return Object.entries(help).map(([name, text]) => `${name}: ${text}`).join("; ");
+}
+
 /** The `--help` lines of one flag: the flag, then its variable (if any), help and default. */
 function flagLines(flag: string, kind: "switch" | string, help: string): string[] {
   const shown = kind === "switch" ? `--${flag}` : `--${flag} <${kind}>`;
@@ -888,9 +898,8 @@ export function helpText(command?: CommandName): string {
       "",
     ]
     : [`stacksync ${command}: ${declared.summary}`, ""];
+  if (command !== undefined) lines.push(`Usage: stacksync ${command}${operand} [options]`, "");
   lines.push(
-    `Usage: stacksync${command === undefined ? "" : ` ${command}`}${operand} [options]`,
-    "",
     "Every setting can also be set by its environment variable or in an env file.",
     "Precedence: flag > environment > env file > default.",
     "",
@@ -898,7 +907,9 @@ export function helpText(command?: CommandName): string {
   );
   for (const key of optionsOf(shown)) {
     const declaration: OptionDeclaration = OPTIONS[key];
-    lines.push(...flagLines(declaration.flag, declaration.value ?? "switch", declaration.help));
+    lines.push(
+      ...flagLines(declaration.flag, declaration.value ?? "switch", optionHelp(declaration, shown)),
+    );
   }
   for (const key of settingsOf(shown)) {
     const declaration: SettingDeclaration<unknown> = SETTINGS[key];
@@ -958,7 +969,7 @@ export function settingsTable(): string {
         ? `--${declaration.flag}`
         : `--${declaration.flag} ${declaration.value}`,
     );
-    rows.push(["", flag, "", commandsCell(declaration.commands), declaration.help]);
+    rows.push(["", flag, "", commandsCell(declaration.commands), optionHelp(declaration)]);
   }
   const cells = rows.map((row) => row.map((cell) => cell.replaceAll("|", "\\|")));
   const widths = cells[0].map((_, column) =>
