@@ -45,6 +45,7 @@ function fakeWriter(failing: ReadonlySet<string> = new Set(), onCall?: (call: st
     updateStackPrimary: (stackId, primaryAssetId) =>
       answer(`update ${stackId} ${primaryAssetId}`, undefined),
     deleteStack: (stackId) => answer(`delete ${stackId}`, undefined),
+    stackWithPrimary: (assetId) => answer(`find ${assetId}`, undefined),
   };
   return { writer, calls };
 }
@@ -99,7 +100,7 @@ Deno.test("applyPlan() logs each write with the SPEC message and its context", a
   assert.deepEqual(lines, [
     "info Deleted stack s1",
     "info Deleted stack s2 - replacing child stack with new one",
-    "debug Created stack new1 replacing s2",
+    "info Created stack new1 replacing s2",
     "info Updated stack s3",
     "info Updated stack s4",
     "info Success! Stack created",
@@ -110,6 +111,7 @@ Deno.test("applyPlan() logs each write with the SPEC message and its context", a
     filename: "c.jpg",
     reason: "primary-changed",
     assets: 2,
+    files: "c.jpg (parent), d.jpg",
   });
   assert.deepEqual(records[5].properties, {
     stackID: "new3",
@@ -117,6 +119,7 @@ Deno.test("applyPlan() logs each write with the SPEC message and its context", a
     filename: "h.jpg",
     reason: "new-group",
     assets: 2,
+    files: "h.jpg (parent), i.jpg",
   });
   assert.equal(records[4].properties.newStackID, "new2");
 });
@@ -146,7 +149,9 @@ Deno.test("applyPlan() logs a failed action with its context and carries on", as
   const { lines, records } = await captureLogs(async () => {
     outcomes = await applyPlan(everyKindPlan(), writer, { dryRun: false });
   });
-  assert.equal(calls.length, 6);
+  // The failed create is looked up once: its answer might have been lost after the work.
+  assert.equal(calls.length, 7);
+  assert.equal(calls.at(-1), "find h");
   assert.deepEqual(statuses(outcomes), [
     "delete ok",
     "replace ok -> new1",

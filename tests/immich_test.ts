@@ -25,10 +25,11 @@ function clientFor(url: string, apiKey: string): ImmichClient {
 }
 
 async function collect(pages: AsyncIterable<AssetPage>): Promise<AssetPage> {
-  const all: AssetPage = { assets: [], invalid: [] };
+  const all: AssetPage = { assets: [], invalid: [], trashedIds: [] };
   for await (const page of pages) {
     all.assets.push(...page.assets);
     all.invalid.push(...page.invalid);
+    all.trashedIds.push(...page.trashedIds);
   }
   return all;
 }
@@ -426,14 +427,58 @@ Deno.test("requirePermissions() lists every missing permission in one error", as
   }
 });
 
-Deno.test("requirePermissions() accepts all, and skips the check before v2", async (t) => {
+Deno.test("requirePermissions() accepts all, and reads /api-keys/me from v1.139", async (t) => {
   await t.step("all on v3", async () => {
     await using lib = await library("3.1.0", () => {}, ["all"]);
     await lib.immich.requirePermissions();
   });
-  await t.step("v1.132 has no key permissions", async () => {
-    await using lib = await library("1.132.3");
-    await lib.immich.requirePermissions();
+  await t.step("v1.139 lists the key's permissions", async () => {
+    await using lib = await library("1.139.0", () => {}, ["stack.read"]);
+    await assert.rejects(lib.immich.requirePermissions(), MissingPermissionsError);
+    assert.deepEqual(lib.server.requests.map((r) => r.path), ["/server/version", "/api-keys/me"]);
+  });
+});
+
+Deno.test("requirePermissions() probes each stack write before v1.139, changing nothing", async (t) => {
+  const probes = [
+    "GET /server/version",
+    "POST /stacks",
+    "PUT /stacks/00000000-0000-4000-8000-000000000000",
+    "DELETE /stacks/00000000-0000-4000-8000-000000000000",
+  ];
+  for (const version of ["1.118.2", "1.132.3", "1.138.1"]) {
+    await t.step(`${version}: a key with every permission passes`, async () => {
+      await using lib = await library(version);
+      await lib.immich.requirePermissions();
+      assert.deepEqual(lib.server.requests.map((r) => `${r.method} ${r.path}`), probes);
+      assert.deepEqual(lib.server.requests.slice(1).map((r) => r.status), [400, 400, 400]);
+    });
+  }
+  await t.step("a key that may delete but not create is refused, naming stack.create", async () => {
+    const reads = ["user.read", "asset.read", "stack.read"];
+    await using lib = await library("1.132.3", (server, user) => {
+      const [a, b] = server.addAssets(user.id, [
+        { originalFileName: "a.jpg" },
+        { originalFileName: "b.jpg" },
+      ]);
+      server.addStack(user.id, [a.id, b.id]);
+    }, [...reads, "stack.update", "stack.delete"]);
+    const before = lib.server.stacks(lib.user.id);
+    await assert.rejects(lib.immich.requirePermissions(), (error) => {
+      assert.ok(error instanceof MissingPermissionsError);
+      assert.deepEqual(error.missing, ["stack.create"]);
+      assert.equal(
+        error.message,
+        "Cannot use the API key as it lacks the permissions stack.create: Immich 1.132.3 " +
+          "refused a harmless request needing each (it lists a key's permissions only from v1.139)",
+      );
+      return true;
+    });
+    assert.deepEqual(lib.server.stacks(lib.user.id), before);
+  });
+  await t.step("a dry run's read permissions need no probe", async () => {
+    await using lib = await library("1.132.3", () => {}, ["user.read", "asset.read", "stack.read"]);
+    await lib.immich.requirePermissions(["user.read", "asset.read", "stack.read"]);
     assert.deepEqual(lib.server.requests.map((r) => r.path), ["/server/version"]);
   });
 });

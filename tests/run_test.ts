@@ -22,6 +22,10 @@ const replace: Action = {
   kind: "replace",
   stackIds: ["s3", "s4"],
   deleteStackIds: ["s3", "s4"],
+  previous: [
+    { id: "s3", primaryAssetId: "h", assetIds: ["h"], trashedAssetIds: [] },
+    { id: "s4", primaryAssetId: "i", assetIds: ["i"], trashedAssetIds: [] },
+  ],
   assetIds: ["h", "i"],
   reason: "group-spans-stacks",
   context,
@@ -30,6 +34,7 @@ const remove: Action = {
   kind: "delete",
   stackId: "s5",
   assetIds: ["j"],
+  trashedAssetIds: [],
   reason: "single-asset-stack",
   context,
 };
