@@ -91,6 +91,15 @@ export interface RunOptions {
    * @default {delay}
    */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Sees each user's plan and what became of its actions, once they are applied. */
+  readonly observe?: (pass: PassRecord) => void;
+}
+
+/** One user's plan and the outcome of each of its actions, for {@linkcode RunOptions.observe}. */
+export interface PassRecord {
+  readonly user: string;
+  readonly plan: Plan;
+  readonly outcomes: readonly Outcome[];
 }
 
 const ZERO: PassCounts = {
@@ -498,6 +507,7 @@ async function processUser(
         if (++actions % ACTIONS_PER_RELEASE === 0) releaseMemory();
       },
     });
+    options.observe?.({ user, plan, outcomes });
     const denied = outcomes.find((outcome) =>
       outcome.status === "failed" && outcome.accessDenied === true
     );

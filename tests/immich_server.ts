@@ -176,6 +176,8 @@ export interface RouteFault {
   readonly status?: number;
   /** Close the connection without answering instead. */
   readonly drop?: boolean;
+  /** How many matching requests pass untouched before it applies. @default {0} */
+  readonly skip?: number;
   /** How many requests it applies to. @default {forever} */
   readonly times?: number;
   /** @default {a status-appropriate text} */
@@ -1456,9 +1458,10 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       if (key === undefined) continue;
       const fault = table[key];
       if (fault === undefined) continue;
-      const used = routeFaultUses.get(key) ?? 0;
-      if (fault.times !== undefined && used >= fault.times) continue;
-      routeFaultUses.set(key, used + 1);
+      const seen = routeFaultUses.get(key) ?? 0;
+      routeFaultUses.set(key, seen + 1);
+      const used = seen - (fault.skip ?? 0);
+      if (used < 0 || (fault.times !== undefined && used >= fault.times)) continue;
       return fault;
     }
     return undefined;

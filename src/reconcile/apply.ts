@@ -454,8 +454,13 @@ class Run {
         lose(`stacks ${survivors.join(", ")} made by the replace could not be deleted again`);
         continue;
       }
+      if (previous.assetIds.length < 2) {
+        // Immich shows a 1-asset stack as no stack: there is nothing to put back.
+        this.#logger.info(`Did not put back stack ${id}: it held one asset`, { stackID: id });
+        continue;
+      }
       if (listed.length < 2) {
-        lose("fewer than 2 of its members are outside the trash");
+        lose("fewer than 2 of its members are outside the trash, and no create can list those");
         continue;
       }
       const result = await this.#create(undefined, listed);
