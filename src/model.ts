@@ -355,4 +355,9 @@ export type Outcome =
     readonly because: SkipCause;
     /** For `deletion-failed`: the stacks it had deleted, put back or not. */
     readonly rollback?: Rollback;
+    /**
+     * For `aborted` and `access-denied`: the stacks it had deleted before the pass stopped,
+     * which are gone (the next run makes their replacement from the same assets).
+     */
+    readonly deletedStackIds?: readonly string[];
   };

@@ -453,9 +453,12 @@ function logLeftUndone(outcomes: readonly Outcome[], userLog: Logger): void {
       : `${action.kind} stack ${action.stackId}`;
     const why = outcome.status === "failed" ? outcome.error : SKIP_WORDS[outcome.because];
     const rollback = outcome.rollback;
-    const after = rollback === undefined ? "" : [
-      ...rollback.restored.map((stack) => `; stack ${stack.from} was put back as ${stack.to}`),
-      ...rollback.lost.map((stack) => `; stack ${stack.from} could not be put back`),
+    const deleted = outcome.status === "skipped" ? outcome.deletedStackIds ?? [] : [];
+    const after = [
+      ...rollback?.restored.map((stack) => `; stack ${stack.from} was put back as ${stack.to}`) ??
+        [],
+      ...rollback?.lost.map((stack) => `; stack ${stack.from} could not be put back`) ?? [],
+      ...deleted.map((id) => `; stack ${id} is deleted already`),
     ].join("");
     userLog.warn(`Left for the next run: ${target}: ${why}${after}`, {
       assetID: action.assetIds[0],

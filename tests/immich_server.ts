@@ -1449,13 +1449,9 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
   ): RouteFault | undefined {
     const table = faults.routes;
     if (table === undefined) return undefined;
-    for (
-      const key of [
-        `${method} ${path}`,
-        template === undefined ? undefined : `${method} ${template}`,
-      ]
-    ) {
-      if (key === undefined) continue;
+    // A path without parameters is its own template: count it once.
+    const keys = new Set([`${method} ${path}`, `${method} ${template ?? path}`]);
+    for (const key of keys) {
       const fault = table[key];
       if (fault === undefined) continue;
       const seen = routeFaultUses.get(key) ?? 0;

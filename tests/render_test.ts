@@ -72,7 +72,7 @@ Deno.test("renderPlan() names every stack a replace spans and where removed asse
     `Replace stack s1, s2
   # group-spans-stacks: new stack a.jpg (parent), and 1 more; leaves c unstacked; moves x.jpg, and 1 more to another group
 Replace stack s1, s2
-  # group-spans-stacks: new stack x.jpg (parent), and 1 more; leaves c unstacked; moves a.jpg, and 1 more to another group
+  # group-spans-stacks: new stack x.jpg (parent), and 1 more
 Plan: 0 to create, 0 to grow, 0 to update, 2 to replace, 0 to delete; 0 stacks in sync`,
   );
 });

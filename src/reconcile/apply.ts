@@ -316,8 +316,13 @@ class Run {
     const deleted = [...component.stackIds].filter((id) => this.#deleted.has(id));
     const halt = this.#halt();
     if (halt !== undefined) {
-      for (const action of pending) {
-        this.outcomes.set(action, { action, status: "skipped", because: halt });
+      for (const [i, action] of pending.entries()) {
+        this.outcomes.set(action, {
+          action,
+          status: "skipped",
+          because: halt,
+          ...(i === 0 && deleted.length > 0 ? { deletedStackIds: deleted } : {}),
+        });
         if (halt === "aborted" && deleted.length > 0) {
           this.#logger.warn(
             `Stopped before ${describeWrite(action)}; the next run creates it`,

@@ -284,7 +284,8 @@ export function planStacks(
       reason,
       context: unseenStackIds.length > 0 ? { ...context, unseenStackIds } : context,
     };
-    replaces.push({ action, removedIds: removedBy(assetIds, touched) });
+    // What leaves is told once, by the replace that deletes the stack.
+    replaces.push({ action, removedIds: removedBy(assetIds, deleteStacks) });
   }
 
   // File names of assets outside the group at hand come from one scan of all groups, made
@@ -621,7 +622,7 @@ interface PendingReplace {
   readonly removedIds: readonly string[];
 }
 
-/** Members of the touched stacks that a replace does not list. */
+/** Members of the stacks a replace deletes that it does not list. */
 function removedBy(assetIds: readonly string[], touched: readonly Stack[]): string[] {
   const listed = new Set(assetIds);
   return touched.flatMap(membersOf).filter((assetId) => !listed.has(assetId));
