@@ -516,14 +516,7 @@ Deno.test("startImmichServer() hides trashed members as recorded, and names a st
 
 Deno.test("startImmichServer() searches the trash with trashedAfter and leaves stacked assets out with withStacked false", async () => {
   await using server = await startImmichServer();
-  const user = server.addUser({ name: "Scan" });
-  const client = clientFor(server, server.addKey(user.id));
-  const [a, b, c, d] = server.addAssets(user.id, [
-    { originalFileName: "a.jpg" },
-    { originalFileName: "b.jpg" },
-    { originalFileName: "c.jpg" },
-    { originalFileName: "d.jpg" },
-  ]);
+  const { user, client, assets: [a, b, c, d] } = fourAssetUser(server);
   server.addStack(user.id, [a.id, b.id]);
   server.updateAsset(b.id, { isTrashed: true });
   server.updateAsset(c.id, { isTrashed: true });
@@ -578,16 +571,20 @@ Deno.test("startImmichServer() answers HTML outside /api and 404 for unknown API
   }]);
 });
 
+/** A user with a key and the images a.jpg to d.jpg. */
+function fourAssetUser(server: ImmichServer) {
+  const user = server.addUser({ name: "Four" });
+  const client = clientFor(server, server.addKey(user.id));
+  const assets = server.addAssets(
+    user.id,
+    ["a", "b", "c", "d"].map((name) => ({ originalFileName: `${name}.jpg` })),
+  );
+  return { user, client, assets };
+}
+
 Deno.test("startImmichServer() leaves trashed, hidden and locked members out of GET /stacks", async () => {
   await using server = await startImmichServer();
-  const user = server.addUser({ name: "Hidden" });
-  const client = clientFor(server, server.addKey(user.id));
-  const [a, b, c, d] = server.addAssets(user.id, [
-    { originalFileName: "a.jpg" },
-    { originalFileName: "b.jpg" },
-    { originalFileName: "c.jpg" },
-    { originalFileName: "d.jpg" },
-  ]);
+  const { user, client, assets: [a, b, c, d] } = fourAssetUser(server);
   const stack = server.addStack(user.id, [a.id, b.id, c.id, d.id]);
   server.updateAsset(b.id, { isTrashed: true });
   server.updateAsset(c.id, { visibility: "hidden" });

@@ -359,6 +359,11 @@ function isKeyRefused(error: PermanentError): boolean {
   return error.status === 401 || error.status === 403;
 }
 
+/** A search item's fields, or none when the server sent something else than an object. */
+function asRecord(item: unknown): Record<string, unknown> {
+  return (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
+}
+
 function versionText(version: ServerVersion): string {
   return `${version.major}.${version.minor}.${version.patch}`;
 }
@@ -575,10 +580,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     let mine = 0;
     let fresh = 0;
     for (const item of items) {
-      const record = (typeof item === "object" && item !== null ? item : {}) as Record<
-        string,
-        unknown
-      >;
+      const record = asRecord(item);
       if (!belongs(record, userId, pass, filter)) continue;
       mine++;
       if (typeof record.id === "string") {
@@ -624,10 +626,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
       let fresh = 0;
       let mine = 0;
       for (const item of items) {
-        const record = (typeof item === "object" && item !== null ? item : {}) as Record<
-          string,
-          unknown
-        >;
+        const record = asRecord(item);
         if (record.ownerId !== userId || typeof record.id !== "string") continue;
         mine++;
         if (found.has(record.id)) continue;

@@ -1,7 +1,7 @@
 /**
  * Turns a {@linkcode Plan} into text for people, and holds the log messages of every write
- * (SPEC wording where SPEC has one) so that a dry run and a real run say the same about the same
- * plan. Pure: no logger, no I/O.
+ * (immich-stack's wording where it has one) so that a dry run and a real run say the same about
+ * the same plan. Pure: no logger, no I/O.
  *
  * @module
  */
@@ -19,7 +19,7 @@ export interface WriteMessageOptions {
 
 /**
  * The one log line of an action, dry or real, so that a dry run and the real run print one
- * line per action of the same plan. SPEC wording where SPEC has it:
+ * line per action of the same plan, in immich-stack's wording where it has one:
  *
  * | kind | real run | dry run |
  * |---|---|---|
@@ -69,7 +69,8 @@ export function writeMessage(action: Action, options: WriteMessageOptions): stri
 }
 
 /**
- * The SPEC line a real run logs for each stack a replace deletes, before it creates the new one.
+ * The line (immich-stack's) a real run logs for each stack a replace deletes, before it creates
+ * the new one.
  *
  * @param stackId The deleted stack.
  * @returns `Deleted stack <id> - replacing child stack with new one`.
