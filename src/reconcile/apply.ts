@@ -347,11 +347,19 @@ class Run {
     }
 
     const created: { action: Dependent; id: string }[] = [];
+    let told = false;
     for (const action of pending) {
-      if (this.#halt() !== undefined) {
+      const stop = this.#halt();
+      if (stop !== undefined) {
         // The signal came between two creates of one component: leave the rest to the next
         // run rather than send more writes after it.
-        this.outcomes.set(action, { action, status: "skipped", because: this.#halt()! });
+        this.outcomes.set(action, {
+          action,
+          status: "skipped",
+          because: stop,
+          ...(told ? {} : { deletedStackIds: deleted }),
+        });
+        told = true;
         continue;
       }
       const result = await this.#create(action, action.assetIds);
