@@ -570,7 +570,7 @@ interface Indexed {
   fetched?: number;
 }
 
-/** Stacks by member, every member included (SPEC's index rule), and stack sizes. */
+/** Stacks by member, every member included (not only primaries), and stack sizes. */
 class StackIndex {
   // Keyed by asset id strings only: 50 000 stacks are indexed on every pass, and keying maps
   // by object identity is markedly slower in V8.
