@@ -91,9 +91,10 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
     assert.equal(r.exitCode, 0);
     assert.ok(r.wallMs > 0 && r.cpuMs > 0 && r.peakRssMiB > 10, JSON.stringify(r));
     assert.equal(r.requests["GET /stacks"], 1);
-    // Undo, backup and restore read stacks only.
+    // Backup and restore with nothing to change read stacks only; undo, which deletes, first
+    // looks for members in the trash or hidden as a run does.
     const searches = r.requests["POST /search/metadata"] ?? 0;
-    assert.ok([undo, backup, restore].includes(r) ? searches === 0 : searches >= 2, r.scenario);
+    assert.ok([backup, restore].includes(r) ? searches === 0 : searches >= 2, r.scenario);
   }
   // The journaled first run and the one without make the same stacks; undo takes them away.
   assert.equal(undo.writes, first.writes);

@@ -35,6 +35,7 @@ function fakeWriter(calls: string[] = []) {
       calls.push(`delete ${id}`);
       return Promise.resolve();
     },
+    stackWithPrimary: (): Promise<Stack | undefined> => Promise.resolve(undefined),
   };
 }
 

@@ -111,17 +111,27 @@ Deno.test("undoTargets() accepts what an earlier, unfinished undo of the run did
 
 Deno.test("planStacks() with exactFor deletes the untouched stacks holding those assets", () => {
   const existing = [stack("s1", "a", "b"), stack("s2", "c", "d"), stack("s3", "e", "f")];
-  const groups = [{ key: "g", assets: [{ id: "a", originalFileName: "A.jpg" }] }];
+  const groups = [{
+    key: "g",
+    assets: [{ id: "a", originalFileName: "A.jpg" }, { id: "x", originalFileName: "X.jpg" }],
+  }];
   const some = planStacks(existing, groups, { ...NO_OPTIONS, exactFor: new Set(["c", "a"]) });
   assert.deepEqual(some.actions.map((a) => `${a.kind} ${a.reason} ${a.assetIds}`), [
     "delete not-in-target c,d",
-    "replace member-outside-group a",
+    "replace member-outside-group a,x",
   ]);
   const all = planStacks(existing, groups, { ...NO_OPTIONS, exactFor: "all" });
   assert.deepEqual(all.actions.filter((a) => a.kind === "delete").map((a) => a.assetIds), [
     ["c", "d"],
     ["e", "f"],
   ]);
+  // A single asset is a target only with exactFor, and then made on purpose.
+  const single = [{ key: "g", assets: [{ id: "e", originalFileName: "E.jpg" }] }];
+  const one = planStacks([], single, { ...NO_OPTIONS, exactFor: new Set(["e"]) });
+  assert.deepEqual(one.actions.map((a) => [a.kind, a.assetIds, "single" in a && a.single]), [
+    ["create", ["e"], true],
+  ]);
+  assert.deepEqual(planStacks([], single, NO_OPTIONS).actions, []);
   // Without exactFor, stacks no group touches stay.
   const none = planStacks(existing, groups, NO_OPTIONS);
   assert.deepEqual(none.actions.map((a) => a.kind), ["replace"]);
@@ -162,4 +172,18 @@ Deno.test("latestToUndo() takes the user's latest run on the server that is not 
   const stopped = { ...undo, counts: { ...counts, notDone: 3 } };
   assert.equal(latestToUndo([...all, stopped], "u1", "http://immich/api")?.run, "r2");
   assert.equal(latestToUndo(all, "u9", "http://immich/api"), undefined);
+});
+
+Deno.test("undoTargets() puts a stack back without the members Immich lists nowhere, and says which", () => {
+  const before: RecordedStack[] = [{
+    id: "s1",
+    primaryAssetId: "a",
+    assets: [{ id: "a" }, { id: "b" }, { id: "t", trashed: true }, { id: "m", hidden: true }],
+  }];
+  const writes = [deleted("s1"), created("n1", "a", "b", "c")];
+  const current = [stack("n1", "a", "b", "c")];
+  const targets = undoTargets({ before, writes, earlierUndos: [], current, force: false });
+  assert.deepEqual(targets.changedSince, []);
+  assert.deepEqual(groupsOf(targets), ["s1: a,b"]);
+  assert.deepEqual([...targets.leftOut], [["s1", ["t", "m"]]]);
 });

@@ -37,7 +37,7 @@ export const backupCommand: Command = async (context) => {
         users.push({
           id: me.id,
           name: me.name,
-          stacks: sortStacks(stacks.map((stack) => recordStack(stack, fileNames))),
+          stacks: sortStacks(stacks.map((stack) => recordStack(stack, { fileNames }))),
         });
         logger.info("Read {count} stacks of {user}", { user, count: stacks.length });
       } catch (error) {

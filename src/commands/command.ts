@@ -10,11 +10,18 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
+import { getLogger, type Logger } from "@logtape/logtape";
 import { displayUrl } from "../api/http.ts";
 import { createImmichClient, type ImmichClient } from "../api/immich.ts";
 import { type CommandOptions, ConfigError, type Settings } from "../config.ts";
-import { type Journaling, passSucceeded, type UserReport } from "../run.ts";
+import type { Plan, Stack } from "../model.ts";
+import {
+  actsOnStackMembers,
+  type PlanGroup,
+  type PlanOptions,
+  planStacks,
+} from "../reconcile/plan.ts";
+import { findUnlisted, type Journaling, passSucceeded, type UserReport } from "../run.ts";
 import { openStateFolder, type StateFolder } from "../state/folder.ts";
 import type { JournalCommand } from "../state/journal.ts";
 
@@ -66,6 +73,48 @@ export type Command = (context: CommandContext) => Promise<CommandWork>;
  */
 export function outcomeOf(reports: readonly UserReport[], keys: number): CommandOutcome {
   return reports.length === keys && passSucceeded(reports) ? "ok" : "failed";
+}
+
+/**
+ * Plans stacks to make exactly as given (undo, restore) with the planner of a run: replaces
+ * allowed, and when the plan deletes, grows or replaces stacks, the members `GET /stacks` does
+ * not list (trashed, hidden) looked up first, as a run does, so that none is lost silently.
+ *
+ * @param client The user's client.
+ * @param stacks The stacks now, as `GET /stacks` lists them.
+ * @param groups The stacks wanted, primary first; the key names each (its old id).
+ * @param options File names and the exact scope.
+ * @param log The user's logger.
+ * @returns The plan.
+ */
+export async function planTargets(
+  client: ImmichClient,
+  stacks: readonly Stack[],
+  groups: readonly PlanGroup[],
+  options: Pick<PlanOptions, "exactFor"> & { readonly fileNames: Map<string, string> },
+  log: Logger,
+): Promise<Plan> {
+  const base: PlanOptions = {
+    replaceStacks: true,
+    removeSingleAssetStacks: false,
+    resetStacks: false,
+    ...options,
+  };
+  const plan = planStacks(stacks, groups, base);
+  if (!actsOnStackMembers(plan)) return plan;
+  const sets = {
+    fileNames: options.fileNames,
+    notFetched: new Set<string>(),
+    trashed: new Set<string>(),
+  };
+  const found = await findUnlisted(client, stacks, sets, log);
+  if (found === undefined) return plan;
+  return planStacks(found.stacks, groups, {
+    ...base,
+    notFetched: sets.notFetched,
+    trashed: sets.trashed,
+    ...found.options,
+  });
 }
 
 /**

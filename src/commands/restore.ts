@@ -12,7 +12,6 @@
 import { ApiError, displayUrl } from "../api/http.ts";
 import { neededPermissions } from "../api/immich.ts";
 import { ConfigError } from "../config.ts";
-import { planStacks } from "../reconcile/plan.ts";
 import { runUsers, type UserWork } from "../run.ts";
 import { type Backup, type BackupUser, parseBackup } from "../state/backup.ts";
 import {
@@ -21,6 +20,7 @@ import {
   immichClientOf,
   journalingOf,
   outcomeOf,
+  planTargets,
   warnIfUnjournaled,
 } from "./command.ts";
 
@@ -96,7 +96,7 @@ function restoreWork(context: CommandContext, users: ReadonlyMap<string, BackupU
   const { settings, options } = context;
   return {
     title: "Restore",
-    permissions: neededPermissions({ dryRun: settings.dryRun, searches: false }),
+    permissions: neededPermissions({ dryRun: settings.dryRun }),
     async prepare(client, user, log) {
       const backup = users.get(user.id);
       if (backup === undefined) {
@@ -113,13 +113,10 @@ function restoreWork(context: CommandContext, users: ReadonlyMap<string, BackupU
         }),
       }));
       log.info(`Restoring ${groups.length} stacks of ${backup.name}`, { stacks: groups.length });
-      const plan = planStacks(stacks, groups, {
-        replaceStacks: true,
-        removeSingleAssetStacks: false,
-        resetStacks: false,
+      const plan = await planTargets(client, stacks, groups, {
         fileNames: names,
         ...(options.exact ? { exactFor: "all" as const } : {}),
-      });
+      }, log);
       return { plan, skippedAssets: {}, stacks: { stacks, fileNames } };
     },
   };

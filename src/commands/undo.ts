@@ -11,7 +11,6 @@ import { displayUrl } from "../api/http.ts";
 import { type ImmichClient, neededPermissions } from "../api/immich.ts";
 import { ConfigError } from "../config.ts";
 import type { Outcome, Plan, Stack } from "../model.ts";
-import { planStacks } from "../reconcile/plan.ts";
 import { runUsers, type UserWork } from "../run.ts";
 import type { FoundJournal, StateFolder } from "../state/folder.ts";
 import { latestToUndo, undoneStatus } from "../undo/history.ts";
@@ -21,6 +20,7 @@ import {
   type CommandContext,
   journalingOf,
   outcomeOf,
+  planTargets,
   stateFolderOf,
   warnIfUnjournaled,
 } from "./command.ts";
@@ -56,7 +56,12 @@ function restoredIds(plan: Plan, outcomes: readonly Outcome[]): Map<string, stri
 
 /** Logs each stack put back, old id to new, and each change left alone. */
 function logResult(
-  context: { plan: Plan; run: string; changedSince: readonly ChangedSince[] },
+  context: {
+    plan: Plan;
+    run: string;
+    changedSince: readonly ChangedSince[];
+    leftOut: ReadonlyMap<string, readonly string[]>;
+  },
   names: ReadonlyMap<string, string>,
   outcomes: readonly Outcome[],
   log: Logger,
@@ -71,6 +76,13 @@ function logResult(
     else log.debug(`Stack ${old} was already back${as}`, fields);
   }
   const name = (id: string) => names.get(id) ?? id;
+  for (const [old, ids] of context.leftOut) {
+    log.info(
+      `Stack ${old} is back without ${ids.map(name).join(", ")}: in the trash or hidden when ` +
+        "the run read it, Immich lists them in no stack",
+      { oldStackID: old, assets: ids.length },
+    );
+  }
   for (const { stackId, assetIds } of context.changedSince) {
     const fields = { filename: name(assetIds[0]), assets: assetIds.length };
     if (stackId !== undefined) {
@@ -109,7 +121,7 @@ function undoWork(
   const status = undoneStatus(summaries);
   return {
     title: "Undo",
-    permissions: neededPermissions({ dryRun: settings.dryRun, searches: false }),
+    permissions: neededPermissions({ dryRun: settings.dryRun }),
     async prepare(client, user, log) {
       reached.add(user.id);
       const target = given === undefined
@@ -155,13 +167,10 @@ function undoWork(
           if (originalFileName !== undefined && !names.has(id)) names.set(id, originalFileName);
         }
       }
-      const plan = planStacks(now.stacks, targets.groups, {
-        replaceStacks: true,
-        removeSingleAssetStacks: false,
-        resetStacks: false,
+      const plan = await planTargets(client, now.stacks, targets.groups, {
         fileNames: names,
         exactFor: targets.scope,
-      });
+      }, log);
       return {
         plan,
         skippedAssets: {},
@@ -169,7 +178,7 @@ function undoWork(
         journalAlways: true,
         undoes: run,
         report: (outcomes, userLog) => {
-          logResult({ plan, run, changedSince: targets.changedSince }, names, outcomes, userLog);
+          logResult({ plan, run, ...targets }, names, outcomes, userLog);
           return { changedSince: targets.changedSince.length };
         },
       };

@@ -62,10 +62,15 @@ export interface JournalHeader {
   readonly stacksync: string;
 }
 
-/** A member of a recorded stack: its id and, when the run read it, its file name. */
+/**
+ * A member of a recorded stack: its id and, when the run read it, its file name; members that
+ * `GET /stacks` does not list are marked, as in the trash or hidden (a live photo's video).
+ */
 export interface RecordedAsset {
   readonly id: string;
   readonly originalFileName?: string;
+  readonly trashed?: true;
+  readonly hidden?: true;
 }
 
 /** A stack as a journal or a backup records it: every member, the primary first. */
@@ -139,7 +144,12 @@ export interface JournalContents {
   readonly summary: JournalSummary;
 }
 
-const assetSchema = z.object({ id: z.string(), originalFileName: z.string().optional() });
+const assetSchema = z.object({
+  id: z.string(),
+  originalFileName: z.string().optional(),
+  trashed: z.literal(true).optional(),
+  hidden: z.literal(true).optional(),
+});
 const stackSchema = z.object({
   id: z.string(),
   primaryAssetId: z.string(),
@@ -227,6 +237,10 @@ export interface StacksAsRead {
   readonly stacks: readonly Stack[];
   /** File names by asset id, for the members the run read. */
   readonly fileNames: ReadonlyMap<string, string>;
+  /** Members in the trash, which `GET /stacks` does not list. */
+  readonly trashed?: ReadonlySet<string>;
+  /** Members `GET /stacks` does not list (trashed or hidden) that the run looked up. */
+  readonly unlisted?: ReadonlySet<string>;
 }
 
 /** Where a user's journal goes and what it starts with. */
@@ -394,11 +408,11 @@ export class UserJournal {
 
   /** The stacks as read, one record each, written in chunks of about 64 KB. */
   #writeStacks(): void {
-    const { stacks, fileNames } = this.#stacks!;
+    const { stacks, ...members } = this.#stacks!;
     this.#stacks = undefined;
     let chunk = "";
     for (const stack of stacks) {
-      chunk += `${JSON.stringify({ type: "stack", ...recordStack(stack, fileNames) })}\n`;
+      chunk += `${JSON.stringify({ type: "stack", ...recordStack(stack, members) })}\n`;
       if (chunk.length >= 65536) {
         writeAll(this.#file!, chunk);
         chunk = "";
@@ -428,7 +442,8 @@ export class UserJournal {
  * A stack with its members' file names, as journals and backups record it.
  *
  * @param stack The stack, every member listed.
- * @param fileNames File names by asset id; members without one are recorded by id alone.
+ * @param members File names by asset id (members without one are recorded by id alone), and
+ *   which members `GET /stacks` does not list, marked `trashed` or `hidden`.
  * @returns The record: id, primary, and the members, primary first.
  *
  * @example Usage
@@ -437,21 +452,29 @@ export class UserJournal {
  * import { recordStack } from "./journal.ts";
  *
  * const stack = { id: "s1", primaryAssetId: "b", assetIds: ["a", "b"] };
- * assert.deepEqual(recordStack(stack, new Map([["b", "IMG_1.jpg"]])), {
+ * assert.deepEqual(recordStack(stack, { fileNames: new Map([["b", "IMG_1.jpg"]]) }), {
  *   id: "s1",
  *   primaryAssetId: "b",
  *   assets: [{ id: "b", originalFileName: "IMG_1.jpg" }, { id: "a" }],
  * });
  * ```
  */
-export function recordStack(stack: Stack, fileNames: ReadonlyMap<string, string>): RecordedStack {
+export function recordStack(
+  stack: Stack,
+  members: Omit<StacksAsRead, "stacks">,
+): RecordedStack {
+  const { fileNames, trashed, unlisted } = members;
   const ids = [stack.primaryAssetId, ...stack.assetIds.filter((id) => id !== stack.primaryAssetId)];
   return {
     id: stack.id,
     primaryAssetId: stack.primaryAssetId,
-    assets: ids.map((id) => {
+    assets: ids.map((id): RecordedAsset => {
       const name = fileNames.get(id);
-      return name === undefined ? { id } : { id, originalFileName: name };
+      return {
+        id,
+        ...(name === undefined ? {} : { originalFileName: name }),
+        ...(trashed?.has(id) ? { trashed: true } : unlisted?.has(id) ? { hidden: true } : {}),
+      };
     }),
   };
 }
@@ -461,6 +484,7 @@ export interface AnsweringStackWriter {
   createStack(assetIds: readonly string[]): Promise<Stack>;
   updateStackPrimary(stackId: string, primaryAssetId: string): Promise<Stack>;
   deleteStack(stackId: string): Promise<void>;
+  stackWithPrimary(assetId: string): Promise<Stack | undefined>;
 }
 
 /** Options of {@linkcode journalWrites}. */
@@ -502,6 +526,7 @@ export interface JournalWritesOptions {
  *   createStack: (ids) => Promise.resolve({ id: "s1", primaryAssetId: ids[0], assetIds: [...ids] }),
  *   updateStackPrimary: () => Promise.reject(new Error("unused")),
  *   deleteStack: () => Promise.resolve(),
+ *   stackWithPrimary: () => Promise.resolve(undefined),
  * }, journal);
  * assert.equal((await writer.createStack(["a", "b"])).id, "s1");
  * await journal.close();
@@ -557,6 +582,8 @@ export function journalWrites(
       ),
     deleteStack: (stackId) =>
       send({ op: "delete", stackId }, () => writer.deleteStack(stackId), () => undefined),
+    // A read: nothing to record.
+    stackWithPrimary: (assetId) => writer.stackWithPrimary(assetId),
   };
 }
 

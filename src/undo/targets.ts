@@ -45,6 +45,11 @@ export interface ChangedSince {
 
 /** What to plan for an undo. */
 export interface UndoTargets {
+  /**
+   * Members of the stacks of before that no target holds: in the trash or hidden when the run
+   * read them, so `GET /stacks` lists them nowhere and no create may list one. By old stack id.
+   */
+  readonly leftOut: ReadonlyMap<string, readonly string[]>;
   /** The stacks of before to put back, parent first; each key is the old stack id. */
   readonly groups: PlanGroup[];
   /** The assets the run changed, but those left alone: `exactFor` of `planStacks`. */
@@ -233,8 +238,18 @@ function fromStack(stack: Stack): SimStack {
  * ```
  */
 export function undoTargets(input: UndoInput): UndoTargets {
+  // Compared with what GET /stacks lists, stacks of before are what it listed of them (a
+  // trashed primary stays the primary, as GET /stacks still names it).
+  const leftOut = new Map<string, string[]>();
+  const before = input.before.map((stack) => {
+    const hidden = stack.assets.filter((asset) => asset.trashed || asset.hidden);
+    if (hidden.length === 0) return stack;
+    leftOut.set(stack.id, hidden.map((asset) => asset.id));
+    const listed = stack.assets.filter((asset) => !asset.trashed && !asset.hidden);
+    return { ...stack, assets: listed };
+  }).filter((stack) => stack.assets.length > 0);
   const seen = new Map<string, string[]>();
-  const replay = new Replay(input.before.map(fromRecorded), seen, true);
+  const replay = new Replay(before.map(fromRecorded), seen, true);
   const changed = new Set<string>();
   for (const write of input.writes) for (const id of replay.apply(write)) changed.add(id);
   for (const undo of input.earlierUndos) {
@@ -243,7 +258,7 @@ export function undoTargets(input: UndoInput): UndoTargets {
   }
 
   const beforeOf = new Map<string, RecordedStack>();
-  for (const stack of input.before) for (const asset of stack.assets) beforeOf.set(asset.id, stack);
+  for (const stack of before) for (const asset of stack.assets) beforeOf.set(asset.id, stack);
   const targets = new Set<RecordedStack>();
   for (const id of changed) {
     const stack = beforeOf.get(id);
@@ -295,9 +310,11 @@ export function undoTargets(input: UndoInput): UndoTargets {
       })),
     });
   }
+  const targeted = new Set(groups.map((group) => group.key));
   return {
     groups,
     scope: new Set([...changed].filter((id) => !left.has(id))),
     changedSince,
+    leftOut: new Map([...leftOut].filter(([id]) => targeted.has(id))),
   };
 }
