@@ -220,8 +220,9 @@ export interface ImmichClient {
   /** Keeps album ids, resolves album names through `GET /albums`. */
   resolveAlbumIds(namesOrIds: readonly string[]): Promise<string[]>;
   /**
-   * `POST /stacks`: the first id becomes the primary; a listed primary brings its whole stack. One id
-   * makes a 1-asset stack: Immich wants two, and folds an id given twice (recorded exchange 043).
+   * `POST /stacks`: the first id becomes the primary; a listed primary brings its whole stack.
+   * One id makes a 1-asset stack: Immich wants two, and folds an id given twice (recorded
+   * exchange 043).
    */
   createStack(assetIds: readonly string[]): Promise<Stack>;
   /** `PUT /stacks/{id}` with a new primary that is already a member. */

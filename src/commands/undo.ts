@@ -220,7 +220,8 @@ export const undoCommand: Command = async (context) => {
     const missed = (given ?? []).filter((journal) => !reached.has(journal.summary.user.id));
     for (const { summary } of missed) {
       getLogger(["stacksync", "undo"]).warn(
-        `Did not undo run ${summary.run} for ${summary.user.name}: no key of API_KEY reached that user`,
+        `Did not undo run ${summary.run} for ${summary.user.name}: no key of API_KEY reached ` +
+          "that user",
         { user: summary.user.name },
       );
     }
