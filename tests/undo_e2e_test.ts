@@ -52,6 +52,15 @@ function pairs(server: ImmichServer, groups: number) {
   return { userId: user.id, key, names };
 }
 
+/** Every file under a folder. */
+async function* walkFiles(folder: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(folder)) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory) yield* walkFiles(path);
+    else yield path;
+  }
+}
+
 /** The messages of the actions a run logs as done. */
 const WRITE_LINE = /^(Success! Stack created|Updated stack |Deleted stack )/;
 
@@ -341,6 +350,15 @@ Deno.test("main.ts runs lists each run and user with its counts, and whether it 
     "FINISHED",
     "UNDONE",
   ]);
+  // No file of the state folder holds the key, compressed or not.
+  for await (const file of walkFiles(state.path)) {
+    const bytes = await Deno.readFile(file);
+    const text = file.endsWith(".gz")
+      ? await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")))
+        .text()
+      : new TextDecoder().decode(bytes);
+    assert.ok(text.length > 0 && !text.includes(key), file);
+  }
   const [run, undo] = table.slice(1);
   assert.deepEqual(run.slice(2), [
     "run",
