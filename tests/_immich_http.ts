@@ -251,7 +251,11 @@ async function writeResponse(
 ): Promise<void> {
   let head = `HTTP/1.1 ${response.status} ${REASONS[response.status] ?? "Status"}\r\n`;
   for (const [name, value] of response.headers) head += `${name}: ${value}\r\n`;
-  head += `date: ${new Date().toUTCString()}\r\nconnection: keep-alive\r\n`;
+  // The handler may date its answer by its own clock (the Immich model does).
+  if (!response.headers.some(([name]) => name.toLowerCase() === "date")) {
+    head += `date: ${new Date().toUTCString()}\r\n`;
+  }
+  head += "connection: keep-alive\r\n";
   const body = response.body;
   if (body === null || typeof body === "string") {
     const bytes = method === "HEAD" || body === null ? new Uint8Array(0) : encoder.encode(body);

@@ -147,6 +147,27 @@ export interface TestAsset {
 /** A stack as the server holds it: every member, primary first. */
 export type TestStack = StackRecord;
 
+/**
+ * A change to an asset as the web app, the mobile app or a library scan makes it; every change
+ * moves the asset's `updatedAt`, as Immich's trigger does for any write to the asset's row.
+ */
+export interface TestAssetChange {
+  /** To the trash (`DELETE /assets` without force) or back (`POST /trash/restore/assets`). */
+  readonly isTrashed?: boolean;
+  /** Archive, timeline, hidden, locked (`PUT /assets` with `visibility`). */
+  readonly visibility?: TestVisibility;
+  /** A rename: the file moved in an external library (its path follows unless given). */
+  readonly originalFileName?: string;
+  readonly originalPath?: string;
+  /** A capture-time edit (`PUT /assets/{id}` with `dateTimeOriginal`): local time follows. */
+  readonly dateTimeOriginal?: string;
+}
+
+/** The whole state of a server, put back with {@linkcode ImmichServer.restore}. */
+export interface ServerSnapshot {
+  readonly brand: "ServerSnapshot";
+}
+
 /** An album. */
 export interface TestAlbum {
   readonly id: string;
@@ -217,6 +238,11 @@ export interface FaultOptions {
   readonly retryAfterSeconds?: number;
   /** Delay every answer by this much. */
   readonly latencyMs?: number;
+  /**
+   * `GET /stacks` (without `primaryAssetId`) answers 500 for a user with more stacks than this,
+   * as Immich does when the answer grows too large to serialise (about 100 000 stacks).
+   */
+  readonly maxListedStacks?: number;
   /** Forced answers by `"METHOD /path"`, the path concrete or as a template (`/stacks/{id}`). */
   readonly routes?: Readonly<Record<string, RouteFault>>;
   /** Misbehaving `POST /search/metadata` paging. */
@@ -244,11 +270,36 @@ export interface ImmichServer extends AsyncDisposable {
   addAsset(userId: string, input: TestAssetInput): TestAsset;
   /** Adds many assets at once (fast enough for 200 000). */
   addAssets(userId: string, inputs: readonly TestAssetInput[]): TestAsset[];
-  /** Marks an asset trashed or not, or changes its visibility, as the web app would. */
-  updateAsset(
-    assetId: string,
-    changes: { readonly isTrashed?: boolean; readonly visibility?: TestVisibility },
-  ): void;
+  /**
+   * Changes an asset as the web app or a library scan would: trash, restore, visibility,
+   * rename, capture time. Any change moves its `updatedAt`.
+   */
+  updateAsset(assetId: string, changes: TestAssetChange): void;
+  /**
+   * Deletes an asset for good, as Immich's deletion job does: its stack loses it, a stack left
+   * with fewer than 2 members is deleted (its members' `updatedAt` move), a deleted cover hands
+   * over to the next member (nothing moves).
+   */
+  deleteAsset(assetId: string): void;
+  /** The web page's cover change (`PUT /stacks/{id}`): no asset's `updatedAt` moves. */
+  setStackPrimary(userId: string, stackId: string, primaryAssetId: string): TestStack;
+  /** `DELETE /stacks/{id}/assets/{assetId}`: the removed asset's `updatedAt` moves. */
+  removeFromStack(userId: string, stackId: string, assetId: string): void;
+  /** `DELETE /stacks/{id}`: every former member's `updatedAt` moves. */
+  deleteStack(userId: string, stackId: string): void;
+  /** An asset's `updatedAt` now, as search shows it. */
+  updatedAt(assetId: string): string;
+  /**
+   * The server's clock in ms since the epoch: it stamps `updatedAt` and the `Date` header. It
+   * ticks 1 ms per change, so answers are reproducible; {@linkcode advanceClock} lets time pass.
+   */
+  readonly now: number;
+  /** Moves the clock forward, as the time between two passes. */
+  advanceClock(ms: number): void;
+  /** Copies every user's assets, stacks and albums and the clock. */
+  snapshot(): ServerSnapshot;
+  /** Puts back a snapshot of this server; requests and faults are left as they are. */
+  restore(snapshot: ServerSnapshot): void;
   /**
    * Creates a stack with the merge rule of `POST /stacks`; the first id becomes primary.
    * @throws {TypeError} When an asset is not the user's or fewer than 2 ids are given.
@@ -322,15 +373,15 @@ interface KeyRec {
 interface AssetRec {
   readonly id: string;
   readonly ownerId: string;
-  readonly originalFileName: string;
-  readonly originalPath: string;
+  originalFileName: string;
+  originalPath: string;
   readonly originalMimeType: string;
   readonly type: TestAssetType;
-  readonly fileCreatedAt: number;
+  fileCreatedAt: number;
   readonly fileModifiedAt: number;
-  readonly localDateTime: number;
+  localDateTime: number;
   readonly createdAt: number;
-  readonly updatedAt: number;
+  updatedAt: number;
   readonly isFavorite: boolean;
   visibility: TestVisibility;
   isTrashed: boolean;
@@ -343,7 +394,7 @@ interface AssetRec {
   readonly height: number;
   readonly duration: string | null;
   readonly fileSizeInByte: number;
-  readonly dateTimeOriginal: number | null;
+  dateTimeOriginal: number | null;
   readonly make: string | null;
   readonly model: string | null;
   readonly orientation: string | null;
@@ -454,6 +505,15 @@ function parseTime(text: string, what: string): number {
   return ms;
 }
 
+/** `GET /timeline/buckets`' month of a local time: `2024-05-01`. */
+function monthOf(ms: number): string {
+  return `${isoTime(ms).slice(0, 7)}-01`;
+}
+
+function dayOf(ms: number): string {
+  return isoTime(ms).slice(0, 10);
+}
+
 function extensionOf(fileName: string): string {
   const dot = fileName.lastIndexOf(".");
   return dot < 0 ? "" : fileName.slice(dot + 1).toLowerCase();
@@ -468,6 +528,12 @@ const uuid = z.uuidv4();
 const idParams = z.object({ id: uuid });
 const stackAssetParams = z.object({ id: uuid, assetId: uuid });
 const stackListQuery = z.object({ primaryAssetId: uuid.optional() });
+const flag = z.enum(["true", "false"]).optional();
+const timelineQuery = z.object({
+  visibility: z.enum(VISIBILITIES).optional(),
+  isTrashed: flag,
+  withStacked: flag,
+});
 const createStackBody = z.object({ assetIds: z.array(uuid).min(2) });
 const updateStackBody = z.object({ primaryAssetId: uuid.optional() });
 const deleteStacksBody = z.object({ ids: z.array(uuid) });
@@ -499,6 +565,8 @@ function searchBody(legacy: boolean) {
     takenBefore: isoDateTime.optional(),
     trashedAfter: isoDateTime.optional(),
     trashedBefore: isoDateTime.optional(),
+    updatedAfter: isoDateTime.optional(),
+    updatedBefore: isoDateTime.optional(),
     albumIds: z.array(uuid).optional(),
     withDeleted: bool().optional(),
     withExif: bool().optional(),
@@ -554,6 +622,8 @@ interface SearchFilter {
   readonly takenBefore?: number;
   readonly trashedAfter?: number;
   readonly trashedBefore?: number;
+  readonly updatedAfter?: number;
+  readonly updatedBefore?: number;
   readonly albumIds?: readonly string[];
   readonly withDeleted: boolean;
   readonly withStacked?: boolean;
@@ -616,12 +686,25 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
 
   const tick = () => clock++;
 
+  /**
+   * Immich's trigger on the asset table: any write to an asset's row (its stack, trash state,
+   * visibility, name, capture time) moves its `updatedAt` to the database's clock. Every change
+   * this server makes to an asset goes through here; a cover change writes only the stack's
+   * row and moves nothing.
+   */
+  function touch(asset: AssetRec | undefined): void {
+    if (asset === undefined) return;
+    asset.updatedAt = tick();
+    assetGeneration++;
+  }
+
   function storeOf(userId: string): StackStore {
     let store = stores.get(userId);
     if (store === undefined) {
       store = new StackStore({
         isTrashed: (assetId) => assets.get(assetId)?.isTrashed ?? false,
         isListed: (assetId) => listedMember(assets.get(assetId)),
+        onMove: (assetId) => touch(assets.get(assetId)),
       });
       stores.set(userId, store);
     }
@@ -838,20 +921,98 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     assetGeneration++;
   }
 
-  function updateAsset(
-    assetId: string,
-    changes: { readonly isTrashed?: boolean; readonly visibility?: TestVisibility },
-  ): void {
+  function requireAsset(assetId: string, action: string): AssetRec {
     const asset = assets.get(assetId);
     if (asset === undefined) {
-      throw new TypeError(`Cannot update an unknown asset: current value is ${assetId}`);
+      throw new TypeError(`Cannot ${action} an unknown asset: current value is ${assetId}`);
     }
+    return asset;
+  }
+
+  function updateAsset(assetId: string, changes: TestAssetChange): void {
+    const asset = requireAsset(assetId, "update");
     if (changes.isTrashed !== undefined && changes.isTrashed !== asset.isTrashed) {
       asset.isTrashed = changes.isTrashed;
       asset.deletedAt = changes.isTrashed ? tick() : null;
     }
     if (changes.visibility !== undefined) asset.visibility = changes.visibility;
+    if (changes.originalFileName !== undefined) {
+      asset.originalFileName = changes.originalFileName;
+      asset.originalPath = changes.originalPath ??
+        `${
+          asset.originalPath.slice(0, asset.originalPath.lastIndexOf("/") + 1)
+        }${changes.originalFileName}`;
+    } else if (changes.originalPath !== undefined) asset.originalPath = changes.originalPath;
+    if (changes.dateTimeOriginal !== undefined) {
+      const taken = parseTime(changes.dateTimeOriginal, "dateTimeOriginal");
+      asset.dateTimeOriginal = taken;
+      asset.localDateTime = taken;
+      asset.fileCreatedAt = taken;
+    }
+    touch(asset);
+  }
+
+  function deleteAsset(assetId: string): void {
+    const asset = requireAsset(assetId, "delete");
+    storeOf(asset.ownerId).forget(assetId);
+    assets.delete(assetId);
+    const list = assetsByOwner.get(asset.ownerId)!;
+    list.splice(list.indexOf(asset), 1);
+    for (const album of albums.values()) album.assetIds.delete(assetId);
     assetGeneration++;
+    stackGeneration++;
+  }
+
+  /** Runs a stack change of the store for a known user, naming the stack in errors. */
+  function changeStack<T>(userId: string, work: (store: StackStore) => T): T {
+    requireUser(userId, "change a stack");
+    const result = work(storeOf(userId));
+    stackGeneration++;
+    return result;
+  }
+
+  interface Snapshot extends ServerSnapshot {
+    readonly assets: readonly AssetRec[];
+    readonly stacks: ReadonlyMap<string, readonly StackRecord[]>;
+    readonly albums: readonly AlbumRec[];
+    readonly clock: number;
+  }
+
+  function snapshot(): ServerSnapshot {
+    const copy: Snapshot = {
+      brand: "ServerSnapshot",
+      assets: [...assets.values()].map((asset) => ({ ...asset })),
+      stacks: new Map([...stores].map(([userId, store]) => [userId, store.list()])),
+      albums: [...albums.values()].map((album) => ({
+        ...album,
+        assetIds: new Set(album.assetIds),
+      })),
+      clock,
+    };
+    return copy;
+  }
+
+  function restore(taken: ServerSnapshot): void {
+    const copy = taken as Snapshot;
+    assets.clear();
+    assetsByOwner.clear();
+    for (const saved of copy.assets) {
+      const asset = { ...saved };
+      assets.set(asset.id, asset);
+      let list = assetsByOwner.get(asset.ownerId);
+      if (list === undefined) assetsByOwner.set(asset.ownerId, list = []);
+      list.push(asset);
+    }
+    for (const userId of new Set([...stores.keys(), ...copy.stacks.keys()])) {
+      storeOf(userId).restore(copy.stacks.get(userId) ?? []);
+    }
+    albums.clear();
+    for (const album of copy.albums) {
+      albums.set(album.id, { ...album, assetIds: new Set(album.assetIds) });
+    }
+    clock = copy.clock;
+    assetGeneration++;
+    stackGeneration++;
   }
 
   // ---- JSON views (key order as recorded) ----
@@ -996,6 +1157,8 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       takenBefore: body.takenBefore === undefined ? undefined : Date.parse(body.takenBefore),
       trashedAfter: body.trashedAfter === undefined ? undefined : Date.parse(body.trashedAfter),
       trashedBefore: body.trashedBefore === undefined ? undefined : Date.parse(body.trashedBefore),
+      updatedAfter: body.updatedAfter === undefined ? undefined : Date.parse(body.updatedAfter),
+      updatedBefore: body.updatedBefore === undefined ? undefined : Date.parse(body.updatedBefore),
       albumIds: body.albumIds,
       // Immich searches the trash whenever a trash date bounds the search.
       withDeleted: (body.withDeleted ?? false) || body.trashedAfter !== undefined ||
@@ -1055,6 +1218,8 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
           filter.trashedBefore !== undefined &&
           (asset.deletedAt === null || asset.deletedAt > filter.trashedBefore)
         ) continue;
+        if (filter.updatedAfter !== undefined && asset.updatedAt < filter.updatedAfter) continue;
+        if (filter.updatedBefore !== undefined && asset.updatedAt > filter.updatedBefore) continue;
         if (
           filter.originalFileName !== undefined &&
           !asset.originalFileName.toLowerCase().includes(filter.originalFileName)
@@ -1180,6 +1345,10 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       handle: (ctx) => {
         const query = validate(stackListQuery, ctx.query);
         const all = storeOf(ctx.user.id).list();
+        const limit = faults.maxListedStacks;
+        if (query.primaryAssetId === undefined && limit !== undefined && all.length > limit) {
+          throw new ApiError(500, "Internal server error");
+        }
         const stacks = query.primaryAssetId === undefined
           ? all
           : all.filter((stack) => stack.primaryAssetId === query.primaryAssetId);
@@ -1301,6 +1470,60 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       },
     },
     {
+      method: "POST",
+      segments: ["search", "statistics"],
+      permission: "asset.statistics",
+      handle: (ctx) => {
+        const body = validate(searchBody(version.legacyErrors), ctx.body);
+        for (const albumId of body.albumIds ?? []) {
+          if (!albumReadable(ctx.user.id, albumId)) {
+            throw new ApiError(400, "Not found or no album.read access");
+          }
+        }
+        // StatisticsSearchDto has no withDeleted or withStacked: only a trash date counts
+        // trashed assets.
+        const filter = toFilter({ ...body, withDeleted: undefined, withStacked: undefined });
+        return { status: 200, body: { total: searchAssets(ctx.user.id, filter).length } };
+      },
+    },
+    {
+      method: "GET",
+      segments: ["timeline", "buckets"],
+      permission: "asset.read",
+      handle: (ctx) => {
+        const query = validate(timelineQuery, ctx.query);
+        const counts = new Map<string, number>();
+        for (const asset of timelineAssets(ctx.user.id, query)) {
+          const bucket = monthOf(asset.localDateTime);
+          counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
+        }
+        const buckets = [...counts].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0));
+        return {
+          status: 200,
+          body: buckets.map(([timeBucket, count]) => ({ timeBucket, count })),
+        };
+      },
+    },
+    {
+      method: "GET",
+      segments: ["timeline", "bucket"],
+      permission: "asset.read",
+      handle: (ctx) => {
+        const query = validate(timelineQuery.extend({ timeBucket: z.string() }), ctx.query);
+        const bucket = query.timeBucket.replace(/^[+-]/, "").slice(0, 10);
+        const found = timelineAssets(ctx.user.id, query)
+          .filter((asset) => monthOf(asset.localDateTime) === bucket)
+          .sort((a, b) =>
+            dayOf(b.localDateTime).localeCompare(dayOf(a.localDateTime)) ||
+            b.fileCreatedAt - a.fileCreatedAt
+          );
+        return {
+          status: 200,
+          body: timelineColumns(found, query.withStacked === "true", ctx.user.id),
+        };
+      },
+    },
+    {
       method: "GET",
       segments: ["albums"],
       permission: "album.read",
@@ -1332,6 +1555,71 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       },
     },
   ];
+
+  /**
+   * The user's own assets a timeline query shows: in the trash or not (`isTrashed`), of one
+   * visibility or timeline and archive, and with `withStacked` no stack member but primaries.
+   */
+  function timelineAssets(
+    userId: string,
+    query: z.infer<typeof timelineQuery>,
+  ): AssetRec[] {
+    const trashed = query.isTrashed === "true";
+    const store = storeOf(userId);
+    return (assetsByOwner.get(userId) ?? []).filter((asset) => {
+      if (asset.isTrashed !== trashed) return false;
+      const shown = query.visibility === undefined
+        ? asset.visibility === "timeline" || asset.visibility === "archive"
+        : asset.visibility === query.visibility;
+      if (!shown) return false;
+      if (query.withStacked !== "true") return true;
+      const stack = store.stackOf(asset.id);
+      return stack === undefined || stack.primaryAssetId === asset.id;
+    });
+  }
+
+  /**
+   * `GET /timeline/bucket`'s columns (key order as recorded in 097). With `withStacked`, the
+   * `stack` column holds `[stack id, members on the timeline and not in the trash]` as strings
+   * for each asset in a stack, or null when no member counts.
+   */
+  function timelineColumns(found: readonly AssetRec[], withStacked: boolean, userId: string) {
+    const column = <T>(value: (asset: AssetRec) => T) => found.map(value);
+    const store = storeOf(userId);
+    const localTime = (ms: number) => isoTime(ms).slice(0, 19);
+    return {
+      duration: column((asset) => asset.duration),
+      id: column((asset) => asset.id),
+      visibility: column((asset) => asset.visibility),
+      isFavorite: column((asset) => asset.isFavorite),
+      isImage: column((asset) => asset.type === "IMAGE"),
+      isTrashed: column((asset) => asset.isTrashed),
+      livePhotoVideoId: column((asset) => asset.livePhotoVideoId),
+      fileCreatedAt: column((asset) => localTime(asset.fileCreatedAt)),
+      localOffsetHours: column((asset) => (asset.localDateTime - asset.fileCreatedAt) / 3_600_000),
+      createdAt: column((asset) => isoTime(asset.createdAt).slice(0, 23)),
+      ownerId: column((asset) => asset.ownerId),
+      projectionType: column(() => null),
+      ratio: column((asset) => asset.height === 0 ? 1 : asset.width / asset.height),
+      status: column(() => "active"),
+      thumbhash: column((asset) => asset.thumbhash),
+      city: column(() => null),
+      country: column(() => null),
+      ...(withStacked
+        ? {
+          stack: column((asset) => {
+            const stack = store.stackOf(asset.id);
+            if (stack === undefined) return null;
+            const counted = stack.assetIds.filter((id) => {
+              const member = assets.get(id);
+              return member !== undefined && !member.isTrashed && member.visibility === "timeline";
+            }).length;
+            return counted === 0 ? null : [stack.id, String(counted)];
+          }),
+        }
+        : {}),
+    };
+  }
 
   function readableOwner(userId: string, ownerId: string): boolean {
     return userId === ownerId || (partnersOf.get(userId)?.has(ownerId) ?? false);
@@ -1478,7 +1766,11 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
   async function handle(request: RawRequest): Promise<RawResponse | "drop"> {
     inFlight++;
     try {
-      return await answerRequest(request);
+      const answer = await answerRequest(request);
+      // Express dates every answer; clients may read the server's clock from it.
+      return answer === "drop"
+        ? answer
+        : { ...answer, headers: [...answer.headers, ["date", new Date(clock).toUTCString()]] };
     } finally {
       inFlight--;
     }
@@ -1660,6 +1952,21 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     addAsset: (userId, input) => addAssets(userId, [input])[0],
     addAssets,
     updateAsset,
+    deleteAsset,
+    setStackPrimary: (userId, stackId, primaryAssetId) =>
+      changeStack(userId, (store) => store.updatePrimary(stackId, primaryAssetId)),
+    removeFromStack: (userId, stackId, assetId) =>
+      changeStack(userId, (store) => store.removeAsset(stackId, assetId)),
+    deleteStack: (userId, stackId) => changeStack(userId, (store) => store.delete(stackId)),
+    updatedAt: (assetId) => isoTime(requireAsset(assetId, "read").updatedAt),
+    get now() {
+      return clock;
+    },
+    advanceClock: (ms) => {
+      clock += ms;
+    },
+    snapshot,
+    restore,
     addStack,
     addAlbum,
     addPartner,

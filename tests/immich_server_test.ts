@@ -49,9 +49,6 @@ const NOT_REPLAYED: Readonly<Record<string, string>> = {
   "017": "duplicate upload: the tool never uploads",
   "018": "upload validation: the tool never uploads",
   "019": "not an exchange: the id table seedFixtureLibrary() uses",
-  "096": "timeline buckets: the tool reads stacks from GET /stacks, not the timeline",
-  "097": "timeline bucket: the tool reads stacks from GET /stacks, not the timeline",
-  "098": "timeline bucket: the tool reads stacks from GET /stacks, not the timeline",
 };
 
 /** Values that depend on when and how the live server stored things; only their type counts. */
@@ -180,9 +177,23 @@ async function replay(
     assert.equal(text, "");
     return;
   }
-  const actual: unknown = JSON.parse(text);
-  learnIds(exchange, actual, ids);
-  assert.deepEqual(diffBodies(actual, response.body, ids), [], `body of ${exchange.name}`);
+  const parsed: unknown = JSON.parse(text);
+  learnIds(exchange, parsed, ids);
+  // Assets with the same time come in the database's order, which nothing promises.
+  const columnar = new URL(url).pathname === "/api/timeline/bucket";
+  const actual = columnar ? rowsById(parsed, (id) => id) : parsed;
+  const recorded = columnar ? rowsById(response.body, (id) => ids.get(id) ?? id) : response.body;
+  assert.deepEqual(diffBodies(actual, recorded, ids), [], `body of ${exchange.name}`);
+}
+
+/** A `GET /timeline/bucket` answer (one array per column) with its rows ordered by asset id. */
+function rowsById(body: unknown, idOf: (id: string) => string): unknown {
+  const columns = body as Record<string, unknown[]>;
+  const order = columns.id.map((id, row) => ({ id: idOf(String(id)), row }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return Object.fromEntries(
+    Object.entries(columns).map(([name, values]) => [name, order.map(({ row }) => values[row])]),
+  );
 }
 
 Deno.test("startImmichServer() replays every recorded stack, search, user, version, key and auth exchange", async (t) => {
@@ -203,7 +214,7 @@ Deno.test("startImmichServer() replays every recorded stack, search, user, versi
       [...new Set(all)].sort(),
       [...replayed, ...Object.keys(NOT_REPLAYED)].sort(),
     );
-    assert.equal(replayed.length, 81);
+    assert.equal(replayed.length, 84);
   });
 });
 

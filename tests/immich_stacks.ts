@@ -16,6 +16,9 @@
  * - Stacks are listed primary first (022, 033).
  * - `PUT /stacks/{id}` needs the new primary to be a member that Immich lists (035): not trashed,
  *   not hidden; `DELETE /stacks/{id}/assets/…` refuses the primary and non-members (038, 039).
+ * - Every asset whose stack changes (it joins a new stack, leaves one, or its stack is deleted) is
+ *   reported to `onMove`: Immich writes its `stackId`, which moves its `updatedAt`. A cover change
+ *   moves nothing (recorded live, docs/incremental.md).
  *
  * Validating request bodies (fewer than 2 ids, malformed UUIDs) is the HTTP server's job.
  *
@@ -50,6 +53,13 @@ export interface StackStoreOptions {
    * @default {() => true}
    */
   readonly isListed?: (assetId: string) => boolean;
+  /**
+   * Called for each asset whose stack changes: it joins a new stack, leaves its stack, or its
+   * stack is deleted (merged or not). A new primary alone calls nothing.
+   *
+   * @default {() => {}}
+   */
+  readonly onMove?: (assetId: string) => void;
 }
 
 /**
@@ -95,6 +105,7 @@ export class StackStore {
   readonly #newId: () => string;
   readonly #isTrashed: (assetId: string) => boolean;
   readonly #isListed: (assetId: string) => boolean;
+  readonly #onMove: (assetId: string) => void;
   readonly #stacks = new Map<string, MutableStack>();
   readonly #stackByAsset = new Map<string, MutableStack>();
 
@@ -103,6 +114,7 @@ export class StackStore {
     this.#newId = options.newId ?? (() => crypto.randomUUID());
     this.#isTrashed = options.isTrashed ?? (() => false);
     this.#isListed = options.isListed ?? (() => true);
+    this.#onMove = options.onMove ?? (() => {});
   }
 
   /**
@@ -146,7 +158,9 @@ export class StackStore {
       this.#stacks.delete(stack.id);
       // A merged stack's trashed members are left without a stack.
       for (const assetId of stack.members) {
-        if (!members.has(assetId)) this.#stackByAsset.delete(assetId);
+        if (members.has(assetId)) continue;
+        this.#stackByAsset.delete(assetId);
+        this.#onMove(assetId);
       }
     }
     const created: MutableStack = { id: this.#newId(), primaryAssetId: first, members };
@@ -154,6 +168,7 @@ export class StackStore {
       // A non-primary member of a surviving stack moves out; that stack keeps the rest.
       this.#stackByAsset.get(assetId)?.members.delete(assetId);
       this.#stackByAsset.set(assetId, created);
+      this.#onMove(assetId);
     }
     this.#stacks.set(created.id, created);
     return toRecord(created);
@@ -185,7 +200,10 @@ export class StackStore {
    */
   delete(stackId: string): void {
     const stack = this.#require(stackId, "stack.delete");
-    for (const assetId of stack.members) this.#stackByAsset.delete(assetId);
+    for (const assetId of stack.members) {
+      this.#stackByAsset.delete(assetId);
+      this.#onMove(assetId);
+    }
     this.#stacks.delete(stackId);
   }
 
@@ -206,6 +224,49 @@ export class StackStore {
     }
     stack.members.delete(assetId);
     this.#stackByAsset.delete(assetId);
+    this.#onMove(assetId);
+  }
+
+  /**
+   * Takes an asset that no longer exists out of its stack the way Immich's deletion job does: a
+   * stack left with fewer than 2 members Immich lists is deleted, a deleted primary hands the
+   * cover to the first remaining member (moving nothing else).
+   *
+   * @param assetId The asset deleted for good.
+   */
+  forget(assetId: string): void {
+    const stack = this.#stackByAsset.get(assetId);
+    if (stack === undefined) return;
+    stack.members.delete(assetId);
+    this.#stackByAsset.delete(assetId);
+    const remaining = [...stack.members].filter((id) =>
+      id !== stack.primaryAssetId && this.#isListed(id)
+    );
+    const count = remaining.length + (stack.primaryAssetId === assetId ? 0 : 1);
+    if (count < 2) this.delete(stack.id);
+    else if (stack.primaryAssetId === assetId) {
+      stack.primaryAssetId = remaining[0];
+    }
+  }
+
+  /**
+   * Replaces every stack with the given ones, ids kept, reporting no move: a server snapshot
+   * put back.
+   *
+   * @param stacks The stacks, each primary first.
+   */
+  restore(stacks: readonly StackRecord[]): void {
+    this.#stacks.clear();
+    this.#stackByAsset.clear();
+    for (const record of stacks) {
+      const stack: MutableStack = {
+        id: record.id,
+        primaryAssetId: record.primaryAssetId,
+        members: new Set(record.assetIds),
+      };
+      this.#stacks.set(stack.id, stack);
+      for (const assetId of stack.members) this.#stackByAsset.set(assetId, stack);
+    }
   }
 
   /**
