@@ -13,12 +13,23 @@
  * - `stacks`: how many stacks each user has now;
  * - `unstack`: deletes every stack of the first user (one `DELETE /stacks` with every id, not
  *   counted by `requests`), then answers like `stacks`;
+ * - `advance <ms>`: moves the server's clock forward, as the time between two cron passes;
+ * - `change <n>`: changes n assets of the first user the way people do between two passes: a
+ *   half uploaded as RAW+JPEG pairs, a quarter moved to the trash, a quarter given another
+ *   capture time; answers `{"changed": n}`;
+ * - `fail-stacks <n>` / `fail-stacks off`: `GET /stacks` answers 500 above n stacks, as Immich
+ *   does for very large libraries, or works again;
  * - `quit` (or end of input): closes the server and exits.
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { type RecordedRequest, startImmichServer } from "../tests/immich_server.ts";
+import {
+  type ImmichServer,
+  type RecordedRequest,
+  startImmichServer,
+} from "../tests/immich_server.ts";
+import { seededRandom } from "../tests/_random.ts";
 import { generateLibrary, loadLibrary } from "./gen_library.ts";
 
 const UUID_SEGMENT = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=\/|$)/gi;
@@ -73,6 +84,7 @@ async function main(): Promise<void> {
   const write = (value: unknown) => console.log(JSON.stringify(value));
   write({ url: server.url, users: loaded.users, assets, stacks: stackCount() });
 
+  let changes = 0;
   const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream());
   let pending = "";
   for await (const chunk of lines) {
@@ -81,7 +93,22 @@ async function main(): Promise<void> {
     while ((newline = pending.indexOf("\n")) >= 0) {
       const command = pending.slice(0, newline).trim();
       pending = pending.slice(newline + 1);
+      const [name, argument] = command.split(" ");
       if (command === "quit") return;
+      if (name === "advance") {
+        server.advanceClock(Number(argument));
+        write({ now: server.now });
+        continue;
+      }
+      if (name === "change") {
+        write({ changed: changeAssets(server, loaded.users[0].id, Number(argument), ++changes) });
+        continue;
+      }
+      if (name === "fail-stacks") {
+        server.setFaults(argument === "off" ? {} : { maxListedStacks: Number(argument) });
+        write({ failStacks: argument });
+        continue;
+      }
       if (command === "requests") {
         write(countByEndpoint(server.requests));
         server.clearRequests();
@@ -106,6 +133,47 @@ async function main(): Promise<void> {
       }
     }
   }
+}
+
+/**
+ * Changes `count` assets of a user as people do between two passes: a half uploaded as new
+ * RAW+JPEG pairs, a quarter trashed, a quarter given another capture time.
+ *
+ * @param server The server.
+ * @param userId The user.
+ * @param count How many assets to change.
+ * @param round Which call this is: each changes other assets.
+ * @returns How many assets changed.
+ */
+export function changeAssets(
+  server: ImmichServer,
+  userId: string,
+  count: number,
+  round: number,
+): number {
+  const random = seededRandom(round);
+  const pairs = Math.floor(count / 4);
+  const taken = Date.parse("2030-01-01T00:00:00.000Z") + round * 86_400_000;
+  const inputs = Array.from({ length: pairs }, (_, i) => {
+    const localDateTime = new Date(taken + i * 60_000).toISOString();
+    return [
+      { originalFileName: `NEW_${round}_${i}.jpg`, localDateTime },
+      { originalFileName: `NEW_${round}_${i}.dng`, localDateTime },
+    ];
+  }).flat();
+  server.addAssets(userId, inputs);
+  const existing = server.assetIds(userId);
+  const others = count - inputs.length;
+  for (let i = 0; i < others; i++) {
+    const id = existing[Math.floor(random() * existing.length)];
+    if (i % 2 === 0) server.updateAsset(id, { isTrashed: true });
+    else {
+      server.updateAsset(id, {
+        dateTimeOriginal: new Date(taken - 86_400_000 + i * 3_600_000).toISOString(),
+      });
+    }
+  }
+  return inputs.length + others;
 }
 
 if (import.meta.main) await main();

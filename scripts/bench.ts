@@ -13,9 +13,16 @@
  *    through the bench server instead of an undo;
  * 3. **floor**: the same Immich client only downloading and parsing `GET /stacks` and every
  *    search page (`scripts/_bench_floor.ts`), now that the library is stacked;
- * 4. **steady state**: a run with nothing to change;
- * 5. **dry run, stacked**, **backup** (`backup --out`) and **restore** of that backup, which
- *    finds nothing to change: the reads of a pass on the stacked library three ways.
+ * 4. **steady state**: a full pass (`--full`) with nothing to change, an hour after the first
+ *    run (the server's clock is moved forward between passes, as cron's interval would);
+ * 5. **incremental, no change**: an hour later, a pass that finds nothing changed through the
+ *    cache of the last one; **incremental, 100 changes**: an hour after 100 assets changed (50
+ *    uploaded as pairs, 25 trashed, 25 given another capture time); the size of the cache;
+ * 6. **dry run, stacked** (`--full`), **backup** (`backup --out`) and **restore** of that
+ *    backup, which finds nothing to change: the reads of a pass on the stacked library three
+ *    ways;
+ * 7. **full pass, timeline**: a dry full pass while `GET /stacks` answers 500, which reads the
+ *    stacks through the timeline.
  *
  * Each pair or group of compared scenarios runs `repeat` times alternately and the fastest of
  * each is kept, so that one noisy moment on a shared machine does not decide their ratio.
@@ -55,9 +62,12 @@ export type Scenario =
   | "first run, no journal"
   | "floor"
   | "steady state"
+  | "incremental, no change"
+  | "incremental, 100 changes"
   | "dry run, stacked"
   | "backup"
-  | "restore";
+  | "restore"
+  | "full pass, timeline";
 
 /** What one measured process did. */
 export interface Measurement {
@@ -88,6 +98,10 @@ export interface BenchResult extends Omit<Measurement, "output"> {
   readonly groups?: number;
   /** The run's journal on disk: gzip-compressed, and as written before compression. */
   readonly journal?: { readonly bytes: number; readonly plainBytes: number };
+  /** The kind of pass the CLI logged: `full` or `incremental`. */
+  readonly pass?: string;
+  /** The cache of incremental passes on disk after the run, in bytes. */
+  readonly cacheBytes?: number;
 }
 
 /** Options of {@linkcode runBench}. */
@@ -193,8 +207,22 @@ interface ServerProcess {
   command(name: "requests"): Promise<Record<string, number>>;
   command(name: "stacks"): Promise<number[]>;
   command(name: "unstack"): Promise<number[]>;
+  command(
+    name: `advance ${number}` | `change ${number}` | `fail-stacks ${string}`,
+  ): Promise<unknown>;
   close(): Promise<void>;
 }
+
+/** The size of the files of the cache of incremental passes in a state folder. */
+async function cacheSize(stateDir: string): Promise<number> {
+  let bytes = 0;
+  for await (const entry of Deno.readDir(`${stateDir}/cache`)) {
+    if (entry.isFile) bytes += (await Deno.stat(`${stateDir}/cache/${entry.name}`)).size;
+  }
+  return bytes;
+}
+
+const PASS_LINE = /"?msg"?[=:]"(Full|Incremental) pass: /;
 
 /** The size of the newest run's journals in a state folder, compressed and plain. */
 async function journalSize(stateDir: string): Promise<{ bytes: number; plainBytes: number }> {
@@ -327,17 +355,30 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
             .filter(([endpoint]) => isWrite(endpoint))
             .reduce((sum, [, n]) => sum + n, 0);
           const stacksAfter = (await server.command("stacks"))[0];
+          const pass = PASS_LINE.exec(measured.output)?.[1]?.toLowerCase();
           progress(
             `bench: ${size} ${scenario}: ${Math.round(figures.wallMs)} ms wall, ` +
               `${Math.round(figures.cpuMs)} ms CPU, ${figures.peakRssMiB.toFixed(0)} MiB, ` +
-              `${writes} writes`,
+              `${writes} writes${pass === undefined ? "" : `, ${pass} pass`}`,
           );
-          return { size, scenario, ...figures, requests, writes, stacksAfter };
+          return {
+            size,
+            scenario,
+            ...figures,
+            requests,
+            writes,
+            stacksAfter,
+            ...(pass === undefined ? {} : { pass }),
+          };
         };
         /** The compute time of a scenario, from a debug-level rerun that changes nothing. */
-        const computed = async (scenario: Scenario, extraEnv: Record<string, string>) => {
+        const computed = async (
+          scenario: Scenario,
+          extraEnv: Record<string, string>,
+          args: readonly string[] = [],
+        ) => {
           const measured = await measure(
-            cliCommand(MAIN, RUN_FLAGS),
+            [...cliCommand(MAIN, RUN_FLAGS), ...args],
             { ...env, ...extraEnv, LOG_LEVEL: "debug" },
             cwd,
           );
@@ -361,12 +402,18 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
         const journaled: BenchResult[] = [];
         const unjournaled: BenchResult[] = [];
         let undo: BenchResult | undefined;
+        // A first run finds no cache; the hour between passes is the server's clock moved on.
+        const fresh = () =>
+          Deno.remove(`${env.STATE_DIR}/cache`, { recursive: true }).catch(() => {});
+        const hourLater = () => server.command(`advance ${3_600_000}`);
         for (let i = 0; i < repeat; i++) {
           if (i > 0) await server.command("unstack");
+          await fresh();
           const first = await run("first run", {});
           journaled.push({ ...first, journal: await journalSize(env.STATE_DIR) });
           if (i === 0) undo = await run("undo", {}, ["undo"]);
           else await server.command("unstack");
+          await fresh();
           unjournaled.push(await run("first run, no journal", { JOURNAL: "false" }));
         }
         results.push({ ...fastest(journaled), ...dryCompute }, undo!);
@@ -375,10 +422,25 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
         const steadies: BenchResult[] = [];
         for (let i = 0; i < repeat; i++) {
           floors.push(await run("floor", {}));
-          steadies.push(await run("steady state", {}));
+          await hourLater();
+          steadies.push(await run("steady state", {}, ["--full"]));
         }
         results.push(fastest(floors));
-        results.push({ ...fastest(steadies), ...(await computed("steady state", {})) });
+        results.push({
+          ...fastest(steadies),
+          ...(await computed("steady state", {}, ["--full"])),
+        });
+        const unchanged: BenchResult[] = [];
+        const changed: BenchResult[] = [];
+        for (let i = 0; i < repeat; i++) {
+          await hourLater();
+          unchanged.push(await run("incremental, no change", {}));
+          await hourLater();
+          await server.command(`change ${100}`);
+          changed.push(await run("incremental, 100 changes", {}));
+        }
+        const cacheBytes = await cacheSize(env.STATE_DIR);
+        results.push({ ...fastest(unchanged), cacheBytes }, { ...fastest(changed), cacheBytes });
         const backupFile = `${cwd}/backup-${size}.json`;
         const reads: Record<"dry run, stacked" | "backup" | "restore", BenchResult[]> = {
           "dry run, stacked": [],
@@ -386,11 +448,14 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
           restore: [],
         };
         for (let i = 0; i < repeat; i++) {
-          reads["dry run, stacked"].push(await run("dry run, stacked", dryEnv));
+          reads["dry run, stacked"].push(await run("dry run, stacked", dryEnv, ["--full"]));
           reads.backup.push(await run("backup", {}, ["backup", "--out", backupFile]));
           reads.restore.push(await run("restore", {}, ["restore", backupFile]));
         }
         for (const rows of Object.values(reads)) results.push(fastest(rows));
+        await server.command("fail-stacks 0");
+        results.push(await run("full pass, timeline", dryEnv, ["--full"]));
+        await server.command("fail-stacks off");
       } finally {
         await server.close();
       }
@@ -540,6 +605,55 @@ export function judge(results: readonly BenchResult[]): Verdicts {
         }`,
     );
   }
+  const total = (r: BenchResult) => Object.values(r.requests).reduce((a, b) => a + b, 0);
+  const noChange = find(results, big, "incremental, no change");
+  if (noChange) {
+    lines.push(
+      `Incremental pass with no change ≤ 1 s wall and ≤ 10 requests at ${fmt(big)}: ` +
+        `${fmt(noChange.wallMs)} ms, ${total(noChange)} requests (${noChange.pass} pass) — ${
+          mark(noChange.wallMs <= 1000 && total(noChange) <= 10 && noChange.pass === "incremental")
+        }`,
+    );
+  }
+  const hundred = find(results, big, "incremental, 100 changes");
+  if (hundred) {
+    lines.push(
+      `Incremental pass with 100 changed assets ≤ 2 s wall at ${fmt(big)}: ` +
+        `${fmt(hundred.wallMs)} ms, ${total(hundred)} requests, ${fmt(hundred.writes)} writes ` +
+        `(${hundred.pass} pass) — ${
+          mark(hundred.wallMs <= 2000 && hundred.pass === "incremental")
+        }`,
+    );
+  }
+  if (noChange && hundred) {
+    const most = Math.max(noChange.peakRssMiB, hundred.peakRssMiB) * 1.048576;
+    lines.push(
+      `Peak RSS of incremental passes ≤ 150 MB at ${fmt(big)}: ` +
+        `${fmt(noChange.peakRssMiB * 1.048576)} MB with no change, ` +
+        `${fmt(hundred.peakRssMiB * 1.048576)} MB with 100 changes — ${mark(most <= 150)}`,
+    );
+  }
+  if (hundred?.cacheBytes !== undefined) {
+    lines.push(
+      `The cache of incremental passes at ${fmt(big)}: ${fmt(hundred.cacheBytes / 1e6, 1)} MB ` +
+        "on disk",
+    );
+  }
+  const timeline = find(results, big, "full pass, timeline");
+  if (timeline) {
+    const buckets = (timeline.requests["GET /timeline/buckets"] ?? 0) +
+      (timeline.requests["GET /timeline/bucket"] ?? 0);
+    const stackReads = timeline.requests["GET /stacks/{id}"] ?? 0;
+    const pages = timeline.requests["POST /search/metadata"] ?? 0;
+    lines.push(
+      `Full pass through the timeline when GET /stacks answers 500 at ${fmt(big)}: ` +
+        `${fmt(timeline.wallMs)} ms, ${fmt(total(timeline))} requests: ${fmt(buckets)} ` +
+        `timeline reads, ${fmt(pages)} search pages, ${fmt(stackReads)} stack reads for ` +
+        `${fmt(timeline.stacksAfter)} stacks — ${
+          mark(timeline.exitCode === 0 && stackReads <= timeline.stacksAfter)
+        }`,
+    );
+  }
   const stackedDry = find(results, big, "dry run, stacked");
   for (const scenario of ["backup", "restore"] as const) {
     const row = find(results, big, scenario);
@@ -586,7 +700,7 @@ export function renderBenchmarks(
 ): string {
   const m = options.machine;
   const rows = results.map((r) =>
-    `| ${fmt(r.size)} | ${r.scenario} | ${fmt(r.wallMs)} | ${fmt(r.cpuMs)} | ${
+    `| ${fmt(r.size)} | ${r.scenario} | ${r.pass ?? "–"} | ${fmt(r.wallMs)} | ${fmt(r.cpuMs)} | ${
       fmt(r.peakRssMiB * 1.048576)
     } | ${r.computeMs === undefined ? "–" : fmt(r.computeMs)} | ${
       r.groups === undefined ? "–" : fmt(r.groups)
@@ -616,8 +730,8 @@ export function renderBenchmarks(
     "computes what the dry run before it computed). Floor and steady state: fastest of the " +
     "repeats. Writes = POST/PUT/DELETE /stacks.",
     "",
-    "| assets | scenario | wall | CPU | peak RSS | compute | groups | writes | stacks after | requests |",
-    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    "| assets | scenario | pass | wall | CPU | peak RSS | compute | groups | writes | stacks after | requests |",
+    "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ...rows,
     "",
   ].join("\n");

@@ -263,6 +263,23 @@ export const SETTINGS = {
     errorTitle: `Invalid interval: CRON_INTERVAL (--cron-interval)`,
     help: "Seconds to wait between passes in cron mode",
   }),
+  fullPassInterval: declare({
+    env: "FULL_PASS_INTERVAL",
+    commands: RUN_ONLY,
+    flag: "full-pass-interval",
+    default: "86400",
+    schema: positiveWhole(" of seconds"),
+    help: "Seconds after which a pass reads the whole library again instead of only what " +
+      "changed since the last pass (see Incremental passes)",
+  }),
+  incrementalMaxChanges: declare({
+    env: "INCREMENTAL_MAX_CHANGES",
+    commands: RUN_ONLY,
+    flag: "incremental-max-changes",
+    default: "5000",
+    schema: positiveWhole(),
+    help: "When more assets than this changed since the last pass, read the whole library",
+  }),
   dryRun: declare({
     env: "DRY_RUN",
     commands: WRITING_COMMANDS,
@@ -458,6 +475,11 @@ export const OPTIONS = {
     commands: ["restore"],
     help: "Also delete the stacks that the file does not have",
   },
+  full: {
+    flag: "full",
+    commands: ["run"],
+    help: "Read the whole library in every pass, not only what changed since the last one",
+  },
   force: {
     flag: "force",
     commands: ["undo", "restore"],
@@ -476,6 +498,8 @@ export interface CommandOptions {
   readonly exact: boolean;
   /** `--force`. */
   readonly force: boolean;
+  /** `--full`. */
+  readonly full: boolean;
 }
 
 type Declarations = typeof SETTINGS;
@@ -723,6 +747,7 @@ export function loadSettings(options: LoadSettingsOptions): Command {
       ...(typeof out === "string" ? { out } : {}),
       exact: flag("exact") === true,
       force: flag("force") === true,
+      full: flag("full") === true,
     },
   };
 }

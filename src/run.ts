@@ -9,15 +9,15 @@ import { getLogger, type Logger } from "@logtape/logtape";
 import { ApiError, delay } from "./api/http.ts";
 import { createImmichClient, type ImmichClient, neededPermissions } from "./api/immich.ts";
 import type { Settings } from "./config.ts";
+import { type Criteria, parseCriteria } from "./grouping/criteria.ts";
 import {
-  type Criteria,
-  criterionFields,
-  parseCriteria,
-  promotionInputs,
-} from "./grouping/criteria.ts";
-import { groupAssets } from "./grouping/group.ts";
-import type { Asset, Outcome, Plan, SkippedAsset, Stack, User } from "./model.ts";
-import { createParentOrder, needsFileSize, type PromotionOptions } from "./promotion/parent.ts";
+  type PassCache,
+  PassMemory,
+  type ReadingOptions,
+  readPassInput,
+  releaseMemory,
+} from "./library.ts";
+import type { Asset, Outcome, Plan, Stack, User } from "./model.ts";
 import { applyPlan, type StackWriter } from "./reconcile/apply.ts";
 import {
   actsOnStackMembers,
@@ -32,26 +32,11 @@ import { journalWrites, type StacksAsRead, type UserJournal } from "./state/jour
 
 const logger = getLogger(["stacksync", "run"]);
 
-/** Search pages between two {@linkcode releaseMemory} calls while assets stream in. */
-const PAGES_PER_RELEASE = 50;
-
 /**
  * Actions between two {@linkcode releaseMemory} calls: each write's answer is a whole parsed
  * stack, and each dry-run line a log record.
  */
 const ACTIONS_PER_RELEASE = 5000;
-
-/**
- * Runs a full garbage collection when the runtime exposes one (`--v8-flags=--expose-gc`, as
- * `deno task start` and the binaries run). A pass parses a stack list of 150 MB and 200 search
- * pages to keep a few tens of megabytes, and grouping and promotion build scratch data as large
- * as what they keep; left to itself V8 lets that garbage pile up in the old generation between
- * collections, which at 200 000 assets adds over 100 MB to the peak on a small NAS. Collecting
- * where a phase's garbage has just died costs a few hundred milliseconds.
- */
-function releaseMemory(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
 
 /** Counts of one user's pass; `failed` is the number of actions that failed. */
 export interface PassCounts {
@@ -99,6 +84,11 @@ export interface RunOptions {
   readonly observe?: (pass: PassRecord) => void;
   /** Records every write; see {@linkcode Journaling}. */
   readonly journal?: Journaling;
+  /**
+   * Where the cache of incremental passes is and what a pass may do with it; without it every
+   * pass reads the whole library and keeps no cache.
+   */
+  readonly reading?: Omit<ReadingOptions, "memory" | "cron">;
 }
 
 /**
@@ -243,24 +233,6 @@ export function passSucceeded(reports: readonly UserReport[]): boolean {
   );
 }
 
-function promotionOptions(settings: Settings, criteria: Criteria): PromotionOptions {
-  const { regexPromotions, delimiters } = promotionInputs(criteria);
-  return {
-    filenamePromote: settings.parentFilenamePromote,
-    extPromote: settings.parentExtPromote,
-    regexPromotions,
-    // Without an originalFileName split, biggestNumber reads after the default delimiters.
-    ...(delimiters.length > 0 ? { delimiters } : {}),
-  };
-}
-
-function countSkipped(skipped: readonly SkippedAsset[], invalid: number) {
-  const counts: Record<string, number> = {};
-  if (invalid > 0) counts["invalid-data"] = invalid;
-  for (const { reason } of skipped) counts[reason] = (counts[reason] ?? 0) + 1;
-  return counts;
-}
-
 /** Everything one user's pass computes before it writes. */
 export interface Prepared {
   readonly plan: Plan;
@@ -277,6 +249,8 @@ export interface Prepared {
    * ids to new ones and names the stacks it left alone).
    */
   readonly report?: (outcomes: readonly Outcome[], log: Logger) => { changedSince: number };
+  /** Records the writes' answers and the pass's end in the cache of incremental passes. */
+  readonly cache?: PassCache;
 }
 
 /**
@@ -300,68 +274,51 @@ export interface UserWork {
   prepare(client: ImmichClient, user: User, log: Logger): Promise<Prepared>;
 }
 
-/** The work of a stacking pass: search, group, promote and plan with the run's settings. */
-function groupingWork(settings: Settings, criteria: Criteria): UserWork {
+/** The work of a stacking pass: read, group, promote and plan with the run's settings. */
+function groupingWork(
+  settings: Settings,
+  criteria: Criteria,
+  reading: ReadingOptions | undefined,
+): UserWork {
   return {
     title: "Run",
     permissions: neededPermissions({ dryRun: settings.dryRun, albums: settings.filterAlbumIds }),
-    prepare: (client, _user, log) => prepare(client, settings, criteria, log),
+    prepare: (client, user, log) => prepare(client, user, settings, criteria, reading, log),
   };
 }
 
 async function prepare(
   client: ImmichClient,
+  user: User,
   settings: Settings,
   criteria: Criteria,
+  reading: ReadingOptions | undefined,
   userLog: Logger,
 ): Promise<Prepared> {
-  const promotion = promotionOptions(settings, criteria);
-  const stacks = await client.listStacks();
-  releaseMemory();
-  userLog.debug("Fetched {count} stacks", { count: stacks.length });
-
-  const albumIds = settings.filterAlbumIds === undefined
-    ? undefined
-    : await client.resolveAlbumIds(settings.filterAlbumIds);
-  const assets: Asset[] = [];
-  // Fetched assets in the trash (WITH_DELETED): never listed in a create, never moved.
-  const trashed = new Set<string>();
-  let invalid = 0;
-  let pages = 0;
-  for await (
-    const page of client.searchAssets({
-      withArchived: settings.withArchived,
-      withDeleted: settings.withDeleted,
-      includeVideos: settings.includeVideos,
-      takenAfter: settings.filterTakenAfter,
-      takenBefore: settings.filterTakenBefore,
-      albumIds,
-      withFileSize: needsFileSize(promotion),
-      fields: criterionFields(criteria),
-    })
-  ) {
-    for (const asset of page.assets) assets.push(asset);
-    for (const id of page.trashedIds) trashed.add(id);
-    invalid += page.invalid.length;
-    if (++pages % PAGES_PER_RELEASE === 0) releaseMemory();
+  const input = await readPassInput(
+    client,
+    user,
+    settings,
+    criteria,
+    reading ?? { record: false, memory: new PassMemory(), now: Date.now, version: "" },
+    userLog,
+  );
+  if ("reused" in input) {
+    return {
+      plan: input.reused,
+      skippedAssets: input.skippedAssets,
+      stacks: { stacks: [], fileNames: new Map() },
+      ...(input.cache === undefined ? {} : { cache: input.cache }),
+    };
   }
-  userLog.debug("Fetched {count} assets", { count: assets.length });
-
-  releaseMemory();
-  // Each step is timed on its own: the collections between them (each step's scratch data dies
-  // when it ends) and the logging below are not computing.
-  let computeMs = 0;
+  const { assets, stacks, groups, trashed } = input;
+  let computeMs = input.computeMs;
   const timed = <T>(step: () => T): T => {
     const started = performance.now();
     const result = step();
     computeMs += performance.now() - started;
     return result;
   };
-  const grouping = timed(() => groupAssets(assets, criteria));
-  releaseMemory();
-  const order = createParentOrder(promotion);
-  const groups = timed(() => grouping.groups.map((group) => order.promote(group)));
-  releaseMemory();
   const members = stackMembers(stacks, assets);
   const options: PlanOptions = {
     replaceStacks: settings.replaceStacks,
@@ -386,32 +343,8 @@ async function prepare(
   const unnamed = unnamedAssets(plan).slice(0, MAX_NAME_LOOKUPS);
   if (unnamed.length > 0) plan = withFileNames(plan, await client.fileNames(unnamed));
 
-  for (const { asset, reason, key, detail } of grouping.skipped) {
-    // A time that cannot be read is bad data; a criterion that does not apply is normal.
-    const level = reason === "invalid-time" ? "warn" : "debug";
-    userLog[level]("Asset left out of grouping: {reason}", {
-      assetID: asset.id,
-      filename: asset.originalFileName,
-      reason,
-      criterion: key,
-      detail,
-    });
-  }
-  if (grouping.groups.length === 0) {
+  if (groups.length === 0) {
     userLog.info("No assets grouped", { assets: assets.length });
-  }
-  // Building these properties for 50 000 groups costs time even when debug is off.
-  if (userLog.isEnabledFor("debug")) {
-    for (const promoted of groups) {
-      userLog.debug("Group {key}: parent {filename} chosen by {rule}", {
-        key: promoted.key,
-        filename: promoted.assets[0].originalFileName,
-        assetID: promoted.assets[0].id,
-        rule: promoted.parentRule,
-        detail: promoted.parentDetail,
-        members: promoted.assets.map((asset) => asset.originalFileName),
-      });
-    }
   }
   userLog.debug("Computed {groups} groups and the plan in {ms} ms", {
     groups: groups.length,
@@ -420,13 +353,14 @@ async function prepare(
   releaseMemory();
   return {
     plan,
-    skippedAssets: countSkipped(grouping.skipped, invalid),
+    skippedAssets: input.skippedAssets,
     stacks: {
       stacks: planned,
       fileNames: members.fileNames,
       trashed,
       unlisted: unlisted(stacks, planned),
     },
+    ...(input.cache === undefined ? {} : { cache: input.cache }),
   };
 }
 
@@ -584,7 +518,7 @@ async function processUser(
     // Released once the journal has them (it drops them at its first write): at 50 000 stacks
     // the stacks as read weigh tens of megabytes that applying does not need.
     let prepared: Prepared | undefined = await work.prepare(client, me, userLog);
-    const { plan, report: reportExtra, skippedAssets } = prepared;
+    const { plan, report: reportExtra, skippedAssets, cache } = prepared;
     // The whole plan is one line per action: built only when debug shows it.
     if (userLog.isEnabledFor("debug")) {
       for (const line of renderPlan(plan).slice(0, -1)) userLog.debug(line);
@@ -593,11 +527,12 @@ async function processUser(
 
     // A journal that cannot be written stops the user's pass: no write goes unrecorded.
     const stop = new AbortController();
-    let writer: StackWriter = client;
+    const answering = cache?.writes(client) ?? client;
+    let writer: StackWriter = answering;
     if (options.run !== undefined && !settings.dryRun) {
       journal = options.run.forUser(me, prepared.stacks, prepared.undoes);
       if (prepared.journalAlways) journal.open();
-      writer = journalWrites(client, journal, { onFailure: (error) => stop.abort(error) });
+      writer = journalWrites(answering, journal, { onFailure: (error) => stop.abort(error) });
     }
     prepared = undefined;
     let actions = 0;
@@ -630,6 +565,11 @@ async function processUser(
     else if (!passSucceeded([report])) userLog.warn(summary);
     else userLog.info(summary);
     logLeftUndone(outcomes, userLog);
+    if (cache !== undefined) {
+      const unfinished = unfinishedReason(counts, client.faults(), options.signal?.aborted);
+      await cache.finish({ plan, outcomes, ...(unfinished === undefined ? {} : { unfinished }) })
+        .catch((error) => warnCache(userLog, error));
+    }
     return report;
   } catch (error) {
     // API errors name endpoint, status, server message and correlation id, never the key;
@@ -651,6 +591,35 @@ async function processUser(
 }
 
 /**
+ * Why a user's pass did not finish cleanly, for the cache: the next pass is then full.
+ *
+ * @param counts The pass's counts.
+ * @param faults How many requests failed and were retried or not.
+ * @param aborted Whether the shutdown signal came.
+ * @returns The reason, or undefined for a clean pass.
+ */
+function unfinishedReason(
+  counts: PassCounts,
+  faults: number,
+  aborted: boolean | undefined,
+): string | undefined {
+  if (counts.failed > 0) return `${plural(counts.failed, "action")} failed`;
+  if (counts.notDone > 0 || aborted) return "it was stopped before its end";
+  if (faults > 0) return `the server answered ${plural(faults, "request")} with an error`;
+  return undefined;
+}
+
+/** A cache that cannot be written costs the next pass its speed, never this pass. */
+function warnCache(userLog: Logger, error: unknown): void {
+  userLog.warn(
+    "Cannot write the cache of incremental passes: {error}; the next pass reads everything",
+    {
+      error: error instanceof Error ? error.message : String(error),
+    },
+  );
+}
+
+/**
  * Runs one pass over every user, one after the other, and logs the end-of-run summary.
  *
  * @param settings The validated settings.
@@ -659,7 +628,21 @@ async function processUser(
  * @throws {SyntaxError} When CRITERIA is invalid (already checked at start-up).
  */
 export function runPass(settings: Settings, options: RunOptions = {}): Promise<UserReport[]> {
-  return runUsers(settings, groupingWork(settings, parseCriteria(settings.criteria)), options);
+  return passWith(settings, options, new PassMemory(), false);
+}
+
+function passWith(
+  settings: Settings,
+  options: RunOptions,
+  memory: PassMemory,
+  cron: boolean,
+): Promise<UserReport[]> {
+  const reading = options.reading === undefined ? undefined : { ...options.reading, memory, cron };
+  return runUsers(
+    settings,
+    groupingWork(settings, parseCriteria(settings.criteria), reading),
+    options,
+  );
 }
 
 /**
@@ -714,8 +697,9 @@ export async function runUsers(
  */
 export async function runCron(settings: Settings, options: RunOptions = {}): Promise<void> {
   const sleep = options.sleep ?? delay;
+  const memory = new PassMemory();
   while (!options.signal?.aborted) {
-    await runPass(settings, options);
+    await passWith(settings, options, memory, true);
     if (options.signal?.aborted) break;
     logger.info("Next pass in {seconds} s", { seconds: settings.cronInterval });
     try {

@@ -175,7 +175,7 @@ export function summaryOf(run: CliResult, user = "Ada"): string {
 /** Requests that change something: every non-GET but the search, which only reads. */
 export function writes(requests: readonly RecordedRequest[]): string[] {
   return requests
-    .filter((r) => r.method !== "GET" && !(r.method === "POST" && r.path === "/search/metadata"))
+    .filter((r) => r.method !== "GET" && !(r.method === "POST" && r.path.startsWith("/search/")))
     .map((r) => `${r.method} ${r.path}`);
 }
 

@@ -82,15 +82,24 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
     "first run, no journal",
     "floor",
     "steady state",
+    "incremental, no change",
+    "incremental, 100 changes",
     "dry run, stacked",
     "backup",
     "restore",
+    "full pass, timeline",
   ]);
-  const [dry, first, undo, bare, floor, steady, stackedDry, backup, restore] = results;
+  const [dry, first, undo, bare, floor, steady, unchanged, changed, stackedDry, backup, restore] =
+    results;
+  const timeline = results.at(-1)!;
   for (const r of results) {
     assert.equal(r.exitCode, 0);
     assert.ok(r.wallMs > 0 && r.cpuMs > 0 && r.peakRssMiB > 10, JSON.stringify(r));
-    assert.equal(r.requests["GET /stacks"], 1);
+    // Incremental passes read no stack list (only a stack by its cover now and then); the one
+    // through the timeline meets its 500s.
+    if (r.pass !== "incremental") {
+      assert.equal(r.requests["GET /stacks"], r === timeline ? 4 : 1, r.scenario);
+    }
     // Backup and restore with nothing to change read stacks only; undo, which deletes, first
     // looks for members in the trash or hidden as a run does.
     const searches = r.requests["POST /search/metadata"] ?? 0;
@@ -102,8 +111,9 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
   assert.deepEqual([bare.writes, bare.stacksAfter], [first.writes, first.stacksAfter]);
   assert.ok(first.journal!.bytes > 0 && first.journal!.plainBytes > first.journal!.bytes);
   assert.equal(bare.journal, undefined);
-  for (const row of [stackedDry, backup, restore]) {
-    assert.deepEqual([row.writes, row.stacksAfter], [0, first.groups], row.scenario);
+  // After the incremental passes stacked the changed assets, nothing changes any more.
+  for (const row of [stackedDry, backup, restore, timeline]) {
+    assert.deepEqual([row.writes, row.stacksAfter], [0, changed.stacksAfter], row.scenario);
   }
   assert.ok(first.groups! > 300, `groups ${first.groups}`);
   assert.equal(first.writes, first.groups);
@@ -114,9 +124,26 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
   assert.equal(steady.writes, 0);
   assert.equal(steady.stacksAfter, first.groups);
   assert.equal(steady.groups, first.groups);
+  // Passes are full but for the incremental ones, which find the cache the steady state left.
+  for (const r of results) {
+    const incremental = r === unchanged || r === changed;
+    const expected = [floor, undo, backup, restore].includes(r)
+      ? undefined
+      : incremental
+      ? "incremental"
+      : "full";
+    assert.equal(r.pass, expected, r.scenario);
+  }
+  assert.equal(unchanged.writes, 0);
+  assert.equal(unchanged.requests["GET /stacks"], undefined);
+  assert.ok(Object.values(unchanged.requests).reduce((a, b) => a + b, 0) <= 10);
+  assert.ok(changed.writes > 0 && changed.stacksAfter > first.groups!);
+  assert.ok(changed.cacheBytes! > 0);
+  assert.ok((timeline.requests["GET /timeline/bucket"] ?? 0) > 0);
+  assert.equal(timeline.writes, 0);
   assert.ok(dry.computeMs !== undefined && steady.computeMs !== undefined);
   assert.equal(floor.computeMs, undefined);
-  assert.equal(lines.length, 10);
+  assert.equal(lines.length, 13);
 
   const verdicts = judge(results).lines;
   assert.ok(
@@ -130,6 +157,10 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
       /^Undo of the first run puts back every stack at 2,000: 0 stacks left, .* — met$/,
       /^Backup with nothing to change ≤ 1\.5 × a dry run at 2,000: .*, 0 writes — /,
       /^Restore with nothing to change ≤ 1\.5 × a dry run at 2,000: .*, 0 writes — /,
+      /^Incremental pass with no change ≤ 1 s wall and ≤ 10 requests at 2,000: .* — met$/,
+      /^Incremental pass with 100 changed assets ≤ 2 s wall at 2,000: .* — met$/,
+      /^The cache of incremental passes at 2,000: [\d.]+ MB on disk$/,
+      /^Full pass through the timeline when GET \/stacks answers 500 at 2,000: .* — met$/,
     ]
   ) {
     assert.ok(verdicts.some((line) => target.test(line)), `${target}\n${verdicts.join("\n")}`);
@@ -143,6 +174,6 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
   assert.match(text, /- Machine: 2 CPUs \(Test CPU\), 4\.0 GiB memory, linux\n/);
   assert.match(
     text,
-    /\| 2,000 \| steady state \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| 0 \|/,
+    /\| 2,000 \| steady state \| full \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| 0 \|/,
   );
 });

@@ -44,6 +44,8 @@ const INPUT_ONLY: readonly SettingKey[] = ["apiKey", "apiKeyFile", "envFile", "c
 const DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   runMode: "once",
   cronInterval: 86400,
+  fullPassInterval: 86400,
+  incrementalMaxChanges: 5000,
   dryRun: false,
   criteria: JSON.parse(DEFAULT_CRITERIA),
   withArchived: false,
@@ -82,6 +84,8 @@ const VALUES: readonly ValueCase[] = [
   },
   { key: "runMode", raw: "CRON", expected: "cron" },
   { key: "cronInterval", raw: "3600", expected: 3600 },
+  { key: "fullPassInterval", raw: "3600", expected: 3600 },
+  { key: "incrementalMaxChanges", raw: "100", expected: 100 },
   { key: "dryRun", raw: "yes", expected: true },
   {
     key: "criteria",
@@ -327,8 +331,12 @@ Deno.test("loadSettings() takes the first argument as the command, run when ther
     assert.deepEqual([undo.command, undo.operand, undo.options], [
       "undo",
       "20261123",
-      { exact: false, force: true },
+      { exact: false, force: true, full: false },
     ]);
+  });
+  await t.step("run --full", () => {
+    assert.equal(command(["--full"]).options.full, true);
+    assert.equal(command(["run", "--full"]).options.full, true);
   });
   await t.step("restore with its file and --exact", () => {
     const restore = command(["restore", "--exact", "backup.json"]);

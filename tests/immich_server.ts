@@ -44,6 +44,13 @@ export interface ImmichServerOptions {
    * @default {0}
    */
   readonly port?: number;
+  /**
+   * Makes the ids of users, assets, albums and stacks from this seed, so a property test's
+   * failure replays with the same ids (and so the same orders).
+   *
+   * @default {random ids}
+   */
+  readonly seed?: number;
 }
 
 /** A user of the test server. */
@@ -289,6 +296,10 @@ export interface ImmichServer extends AsyncDisposable {
   deleteStack(userId: string, stackId: string): void;
   /** An asset's `updatedAt` now, as search shows it. */
   updatedAt(assetId: string): string;
+  /** The ids of a user's assets, oldest first. */
+  assetIds(userId: string): string[];
+  /** An asset's trash state and visibility now. */
+  assetState(assetId: string): Pick<TestAsset, "isTrashed" | "visibility">;
   /**
    * The server's clock in ms since the epoch: it stamps `updatedAt` and the `Date` header. It
    * ticks 1 ms per change, so answers are reproducible; {@linkcode advanceClock} lets time pass.
@@ -685,6 +696,18 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
   let closed = false;
 
   const tick = () => clock++;
+  const idRandom = options.seed === undefined ? undefined : seededRandom(options.seed);
+  /** A version 4 UUID, from the seed when there is one. */
+  const newId = (): string => {
+    if (idRandom === undefined) return crypto.randomUUID();
+    const hex = Array.from({ length: 32 }, () => Math.floor(idRandom() * 16).toString(16));
+    hex[12] = "4";
+    hex[16] = "89ab"[Math.floor(idRandom() * 4)];
+    const text = hex.join("");
+    return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${
+      text.slice(20)
+    }`;
+  };
 
   /**
    * Immich's trigger on the asset table: any write to an asset's row (its stack, trash state,
@@ -702,6 +725,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     let store = stores.get(userId);
     if (store === undefined) {
       store = new StackStore({
+        newId,
         isTrashed: (assetId) => assets.get(assetId)?.isTrashed ?? false,
         isListed: (assetId) => listedMember(assets.get(assetId)),
         onMove: (assetId) => touch(assets.get(assetId)),
@@ -722,7 +746,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
   // ---- setup (direct calls, never faulted) ----
 
   function addUser(input: TestUserInput): TestUser {
-    const id = input.id ?? crypto.randomUUID();
+    const id = input.id ?? newId();
     const email = input.email ?? `${input.name.toLowerCase().replaceAll(/\s+/g, "")}@example.test`;
     if (users.has(id)) {
       throw new TypeError(`Cannot add user as the id is taken: current value is ${id}`);
@@ -761,7 +785,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
   }
 
   function makeAsset(owner: UserRec, input: TestAssetInput): AssetRec {
-    const id = input.id ?? crypto.randomUUID();
+    const id = input.id ?? newId();
     if (assets.has(id)) {
       throw new TypeError(`Cannot add asset as the id is taken: current value is ${id}`);
     }
@@ -898,7 +922,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       }
     }
     const album: AlbumRec = {
-      id: crypto.randomUUID(),
+      id: newId(),
       ownerId: userId,
       albumName: name,
       assetIds: new Set(assetIds),
@@ -1959,6 +1983,11 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       changeStack(userId, (store) => store.removeAsset(stackId, assetId)),
     deleteStack: (userId, stackId) => changeStack(userId, (store) => store.delete(stackId)),
     updatedAt: (assetId) => isoTime(requireAsset(assetId, "read").updatedAt),
+    assetIds: (userId) => (assetsByOwner.get(userId) ?? []).map((asset) => asset.id),
+    assetState: (assetId) => {
+      const { isTrashed, visibility } = requireAsset(assetId, "read");
+      return { isTrashed, visibility };
+    },
     get now() {
       return clock;
     },

@@ -7,6 +7,7 @@ import {
   type AssetPage,
   createImmichClient,
   type ImmichClient,
+  type InvalidAsset,
   MissingPermissionsError,
   REQUIRED_PERMISSIONS,
   type SearchFilter,
@@ -24,8 +25,10 @@ function clientFor(url: string, apiKey: string): ImmichClient {
   return createImmichClient({ baseUrl: url, apiKey, ...instant });
 }
 
-async function collect(pages: AsyncIterable<AssetPage>): Promise<AssetPage> {
-  const all: AssetPage = { assets: [], invalid: [], trashedIds: [] };
+async function collect(
+  pages: AsyncIterable<AssetPage>,
+): Promise<Pick<AssetPage, "assets" | "invalid" | "trashedIds">> {
+  const all = { assets: [] as Asset[], invalid: [] as InvalidAsset[], trashedIds: [] as string[] };
   for await (const page of pages) {
     all.assets.push(...page.assets);
     all.invalid.push(...page.invalid);

@@ -142,6 +142,16 @@ export interface HttpClientOptions {
   readonly now?: () => number;
   /** Aborts requests in flight and waits between retries. */
   readonly signal?: AbortSignal;
+  /** Sees every answer and every failed attempt, e.g. to read the server's clock. */
+  readonly observer?: ExchangeObserver;
+}
+
+/** What {@linkcode HttpClientOptions.observer} is told. */
+export interface ExchangeObserver {
+  /** An answer arrived (any status); its headers are read, its body not yet. */
+  answered?(response: Response): void;
+  /** An attempt failed in a way worth retrying (network, time-out, 5xx, 429), retried or not. */
+  failed?(error: TransientError): void;
 }
 
 /** Options of {@linkcode HttpClient.request}. */
@@ -435,6 +445,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         client,
         signal,
       });
+      options.observer?.answered?.(response);
       if (!response.ok) {
         const text = await response.text();
         logExchange(exchange, response, started, () => text);
@@ -459,6 +470,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       try {
         return await attemptOnce(exchange, attempt, read);
       } catch (error) {
+        if (error instanceof TransientError) options.observer?.failed?.(error);
         if (!(error instanceof TransientError) || attempt > retries) throw error;
         const backoff = baseDelayMs * 2 ** (attempt - 1);
         const delayMs = Math.round(error.retryAfterMs ?? backoff + random() * backoff / 2);

@@ -78,6 +78,12 @@ export const REQUIRED_PERMISSIONS: readonly string[] = [
   "stack.delete",
 ];
 
+/**
+ * The permission `POST /search/statistics` needs: optional, an incremental pass counts assets
+ * with it and a key without it gets full passes.
+ */
+export const STATISTICS_PERMISSION = "asset.statistics";
+
 /** The permissions of a dry run, which only reads. */
 const READ_PERMISSIONS: readonly string[] = REQUIRED_PERMISSIONS.slice(0, 3);
 
@@ -155,14 +161,74 @@ export interface InvalidAsset {
   readonly field: string;
   /** What is wrong with it. */
   readonly message: string;
+  /** Its `updatedAt` in ms since the epoch, when it has a readable one. */
+  readonly updatedAt?: number;
 }
 
-/** One search page after filtering: the valid assets and the ones skipped as invalid. */
+/**
+ * One search page after filtering: the valid assets and the ones skipped as invalid, and what
+ * an incremental pass needs to count and compare them later.
+ */
 export interface AssetPage {
   readonly assets: Asset[];
   readonly invalid: InvalidAsset[];
   /** Ids of the page's assets that are in the trash (only with `withDeleted`). */
   readonly trashedIds: string[];
+  /** The search the page belongs to: its index in {@linkcode searchScopes}. */
+  readonly search: number;
+  /** Each asset's `updatedAt` in ms since the epoch (-1 when unreadable), as `assets`. */
+  readonly updatedAt: number[];
+  /** The user's assets of this search that an earlier search of the same call yielded. */
+  readonly repeats: string[];
+  /**
+   * Other users' assets the search returned and that pass its filters: a partner's (which
+   * `POST /search/statistics` counts too) or another member's of a shared album.
+   */
+  readonly others: ChangedIdentity[];
+}
+
+/** One search of a pass: a visibility, and an album when FILTER_ALBUM_IDS names some. */
+export interface SearchScope {
+  readonly visibility: "timeline" | "archive";
+  readonly albumId?: string;
+}
+
+/** An asset's id and `updatedAt` (ms since the epoch, -1 when unreadable). */
+export interface ChangedIdentity {
+  readonly id: string;
+  readonly updatedAt: number;
+}
+
+/** An asset changed since a time, as an incremental pass sees it. */
+export interface ChangedAsset extends ChangedIdentity {
+  /** The key's user owns it (else a partner or a shared album's member does). */
+  readonly own: boolean;
+  /**
+   * The searches of {@linkcode searchScopes} whose filters it passes now, one bit each: 0 when
+   * it left them (trashed without WITH_DELETED, archived without WITH_ARCHIVED, hidden, …).
+   */
+  readonly scopes: number;
+  /** In the trash now. */
+  readonly trashed: boolean;
+  /** Archived now. */
+  readonly archived: boolean;
+  /** The user's asset as the pass reads it, when it is in some search and valid. */
+  readonly asset?: Asset;
+  /** Why the user's asset in some search is invalid. */
+  readonly invalid?: InvalidAsset;
+}
+
+/** The stack `GET /assets/{id}` names for an asset. */
+export interface AssetStack {
+  /** The stack's id; absent when Immich names none (see {@linkcode ImmichClient.assetStack}). */
+  readonly stackId?: string;
+  readonly primaryAssetId?: string;
+}
+
+/** A stack as `POST /stacks` or `PUT /stacks/{id}` answered it, with its members' `updatedAt`. */
+export interface AnsweredStack extends Stack {
+  /** Each listed member's `updatedAt` after the write, ms since the epoch. */
+  readonly updatedAt: ReadonlyMap<string, number>;
 }
 
 /** A stack member that `GET /stacks` does not list: it is in the trash, or hidden. */
@@ -193,6 +259,11 @@ export interface ImmichClient {
   /** `GET /api-keys/me`: the key's permissions (v1.139+ only). */
   keyPermissions(): Promise<readonly string[]>;
   /**
+   * Whether the key has a permission, as far as `GET /api-keys/me` said; undefined when it was
+   * not asked (before v1.139, or before the preflight).
+   */
+  grants(permission: string): boolean | undefined;
+  /**
    * Checks the key's permissions: through `GET /api-keys/me` from v1.139, before that by
    * probing each stack write the run needs with a request that changes nothing.
    * @throws {MissingPermissionsError} Naming every missing permission at once.
@@ -217,6 +288,60 @@ export interface ImmichClient {
   fileNames(assetIds: readonly string[]): Promise<Map<string, string>>;
   /** `POST /search/metadata` page by page, filtered to the user's own, visible assets. */
   searchAssets(filter: SearchFilter): AsyncIterable<AssetPage>;
+  /**
+   * `POST /search/statistics` for each search of {@linkcode searchScopes} (twice with
+   * WITH_DELETED: statistics counts the trash only through a trash date): how many assets it
+   * finds, a partner's included.
+   *
+   * @returns The counts in scope order, or undefined when the key lacks `asset.statistics` or
+   *   the server has no such route.
+   */
+  countAssets(filter: SearchFilter): Promise<number[] | undefined>;
+  /**
+   * Every asset (the user's, a partner's) whose `updatedAt` is at or after `since`, in the
+   * trash or not, of any visibility but locked: `POST /search/metadata` with `updatedAfter` per
+   * visibility, plus with FILTER_ALBUM_IDS the searches of the pass with `updatedAfter` (album
+   * membership is known only to the server). Each asset once.
+   *
+   * @param filter The pass's filter.
+   * @param since ms since the epoch.
+   * @param limit Stop reading once more than this many assets changed.
+   * @returns The changed assets, or undefined when more than `limit` changed.
+   */
+  changedAssets(
+    filter: SearchFilter,
+    since: number,
+    limit?: number,
+  ): Promise<ChangedAsset[] | undefined>;
+  /**
+   * Of the assets changed at or after `since`, those in no stack now: the same searches with
+   * `withStacked: false`, so that a new upload costs no `GET /assets/{id}`.
+   */
+  unstackedSince(since: number): Promise<Set<string>>;
+  /**
+   * `GET /assets/{id}`: the stack Immich names for the asset, undefined when the asset is gone.
+   * Immich names a stack only when it has a member besides its primary that is on the timeline
+   * and not in the trash; `stackWithPrimary` finds the others through their primary.
+   */
+  assetStack(assetId: string): Promise<AssetStack | undefined>;
+  /** `GET /stacks/{id}`: the stack with every member it lists, undefined when it is gone. */
+  getStack(stackId: string): Promise<Stack | undefined>;
+  /**
+   * The stacks read through the timeline, for a server that cannot answer `GET /stacks`: one
+   * request per month of the timeline, the archive and the trash (`withStacked` gives each
+   * cover's stack and count), then `GET /stacks/{id}` for each stack with more than its cover
+   * among the members it counts; archived members are found through the search of the archive.
+   *
+   * @throws {PermanentError} On a server before v2, whose timeline has another shape.
+   */
+  listStacksByTimeline(): Promise<Stack[]>;
+  /**
+   * The server's clock at its latest answer (its `Date` header, whole seconds, rounded down),
+   * in ms since the epoch; undefined before any dated answer.
+   */
+  serverTime(): number | undefined;
+  /** How many attempts failed in a way worth retrying (5xx, 429, network, time-out) so far. */
+  faults(): number;
   /** Keeps album ids, resolves album names through `GET /albums`. */
   resolveAlbumIds(namesOrIds: readonly string[]): Promise<string[]>;
   /**
@@ -224,9 +349,9 @@ export interface ImmichClient {
    * One id makes a 1-asset stack: Immich wants two, and folds an id given twice (recorded
    * exchange 043).
    */
-  createStack(assetIds: readonly string[]): Promise<Stack>;
+  createStack(assetIds: readonly string[]): Promise<AnsweredStack>;
   /** `PUT /stacks/{id}` with a new primary that is already a member. */
-  updateStackPrimary(stackId: string, primaryAssetId: string): Promise<Stack>;
+  updateStackPrimary(stackId: string, primaryAssetId: string): Promise<AnsweredStack>;
   /** `DELETE /stacks/{id}`; the assets stay. */
   deleteStack(stackId: string): Promise<void>;
   /** Closes the connection pool. */
@@ -283,11 +408,23 @@ const stackSchema = z.object({
       id: z.string(),
       isArchived: z.boolean().optional(),
       visibility: z.string().optional(),
+      updatedAt: z.string().optional(),
     }),
   ),
 });
 const stacksSchema = z.array(stackSchema);
-const assetStackSchema = z.object({ stack: z.object({ id: z.string() }).nullish() });
+const assetStackSchema = z.object({
+  stack: z.object({ id: z.string(), primaryAssetId: z.string() }).nullish(),
+});
+const statisticsSchema = z.object({ total: z.number() });
+const bucketsSchema = z.array(z.object({ timeBucket: z.string(), count: z.number() }));
+const bucketSchema = z.object({
+  id: z.array(z.string()),
+  ownerId: z.array(z.string()),
+  visibility: z.array(z.string()),
+  isTrashed: z.array(z.boolean()),
+  stack: z.array(z.tuple([z.string(), z.string()]).nullable()).optional(),
+});
 const assetNameSchema = z.object({ originalFileName: z.string() });
 const searchSchema = z.object({
   assets: z.object({
@@ -361,6 +498,22 @@ export type ImmichDtoCompatibility = Proven<[
 const ALL_CRITERION_FIELDS = Object.keys(CRITERION_FIELD_SCHEMAS) as CriterionField[];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * An Immich time in ms since the epoch, fractions beyond the millisecond cut (search answers
+ * show milliseconds, write answers microseconds: both give the same number); -1 when unreadable.
+ */
+function timeMs(value: unknown): number {
+  const ms = typeof value === "string" ? Date.parse(value) : NaN;
+  return Number.isNaN(ms) ? -1 : ms;
+}
+
+function answered(stack: z.infer<typeof stackSchema>): AnsweredStack {
+  return {
+    ...toStack(stack),
+    updatedAt: new Map(stack.assets.map((asset) => [asset.id, timeMs(asset.updatedAt)])),
+  };
+}
 
 function toStack(stack: z.infer<typeof stackSchema>): Stack {
   const archived = stack.assets.filter((asset) =>
@@ -496,19 +649,96 @@ interface Pass {
   readonly isArchived: boolean;
 }
 
+function passOf(scope: SearchScope): Pass {
+  return { visibility: scope.visibility, isArchived: scope.visibility === "archive" };
+}
+
 /**
- * Keeps what stacksync may stack, checked on the raw item before validation so that partner
- * assets and hidden parts are never reported as invalid: the user's own assets, never hidden
- * live-photo motion parts or locked ones, and (in case a server ignored a filter field) only
- * the pass's archive state, trashed only when asked, images only unless asked.
+ * The searches a pass makes, in order: the timeline, then the archive with WITH_ARCHIVED; each
+ * once per album of FILTER_ALBUM_IDS. Assets, counts and incremental passes are told apart by
+ * their position here.
+ *
+ * @param filter The pass's filter.
+ * @returns One scope per search.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { searchScopes } from "./immich.ts";
+ *
+ * assert.deepEqual(
+ *   searchScopes({ withArchived: true, withDeleted: false, includeVideos: false }),
+ *   [{ visibility: "timeline" }, { visibility: "archive" }],
+ * );
+ * ```
  */
-function belongs(
+export function searchScopes(filter: SearchFilter): SearchScope[] {
+  const visibilities = filter.withArchived
+    ? ["timeline", "archive"] as const
+    : ["timeline"] as const;
+  const albums = filter.albumIds?.length ? filter.albumIds : [undefined];
+  return visibilities.flatMap((visibility) =>
+    albums.map((albumId) => albumId === undefined ? { visibility } : { visibility, albumId })
+  );
+}
+
+/**
+ * The timeline queries that show every stack's cover but locked ones: the timeline, the
+ * archive, hidden assets, and the trash (timeline and archive, then hidden).
+ */
+const TIMELINE_SCOPES: readonly Readonly<Record<string, string>>[] = [
+  { visibility: "timeline" },
+  { visibility: "archive" },
+  { visibility: "hidden" },
+  { isTrashed: "true" },
+  { isTrashed: "true", visibility: "hidden" },
+];
+
+/** Searches of the user's assets off the timeline: archived, hidden, in the trash. */
+const OFF_TIMELINE: readonly Readonly<Record<string, unknown>>[] = [
+  { ...visibilityBody("archive"), withDeleted: false },
+  { ...visibilityBody("hidden"), withDeleted: true },
+  { ...visibilityBody("timeline"), withDeleted: true, trashedAfter: TRASH_EPOCH },
+  { ...visibilityBody("archive"), withDeleted: true, trashedAfter: TRASH_EPOCH },
+];
+
+/** The visibilities a search for changes covers: all but locked, which a key cannot read. */
+const CHANGE_VISIBILITIES = ["timeline", "archive", "hidden"] as const;
+
+/** The body of a search of one visibility, as every server version understands it. */
+function visibilityBody(visibility: (typeof CHANGE_VISIBILITIES)[number]) {
+  return {
+    visibility,
+    isArchived: visibility === "archive",
+    isVisible: visibility !== "hidden",
+  };
+}
+
+/**
+ * Whether an asset found in a search of `visibility` passes the filters of a search of the pass
+ * but for its album: what the server's search would keep (visibility, trash, type, capture time
+ * on `fileCreatedAt`, bounds included) and what {@linkcode passes} keeps of it.
+ */
+function inPass(
   item: Record<string, unknown>,
-  userId: string,
+  visibility: string,
   pass: Pass,
   filter: SearchFilter,
 ): boolean {
-  if (item.ownerId !== userId) return false;
+  if (visibility !== pass.visibility || !passes(item, pass, filter)) return false;
+  const taken = timeMs(item.fileCreatedAt);
+  if (filter.takenAfter !== undefined && !(taken >= Date.parse(filter.takenAfter))) return false;
+  return filter.takenBefore === undefined || taken <= Date.parse(filter.takenBefore);
+}
+
+/**
+ * Keeps what stacksync may stack of anyone's assets (the caller tells the user's from a
+ * partner's), checked on the raw item before validation so that hidden parts are never reported
+ * as invalid: never hidden live-photo motion parts or locked ones, and (in case a server ignored
+ * a filter field) only the pass's archive state, trashed only when asked, images only unless
+ * asked.
+ */
+function passes(item: Record<string, unknown>, pass: Pass, filter: SearchFilter): boolean {
   if (item.visibility === "hidden" || item.visibility === "locked") return false;
   if (typeof item.isArchived === "boolean" && item.isArchived !== pass.isArchived) return false;
   if (!filter.withDeleted && item.isTrashed === true) return false;
@@ -541,7 +771,23 @@ function belongs(
  * ```
  */
 export function createImmichClient(options: ImmichClientOptions): ImmichClient {
-  const http = createHttpClient(options);
+  let serverDate: number | undefined;
+  let granted: readonly string[] | undefined;
+  let faultCount = 0;
+  const http = createHttpClient({
+    ...options,
+    observer: {
+      answered(response) {
+        options.observer?.answered?.(response);
+        const date = Date.parse(response.headers.get("date") ?? "");
+        if (!Number.isNaN(date)) serverDate = date;
+      },
+      failed(error) {
+        options.observer?.failed?.(error);
+        faultCount++;
+      },
+    },
+  });
   let version: Promise<ServerVersion> | undefined;
   let user: Promise<User> | undefined;
 
@@ -607,23 +853,36 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
   ): AssetPage & { readonly repeated: boolean } {
     const { userId, pass, filter, seen, search } = context;
     const assets: Asset[] = [];
+    const updatedAt: number[] = [];
     const invalid: InvalidAsset[] = [];
     const trashedIds: string[] = [];
+    const repeats: string[] = [];
+    const others: ChangedIdentity[] = [];
     let mine = 0;
     let fresh = 0;
     for (const item of items) {
       const record = asRecord(item);
-      if (!belongs(record, userId, pass, filter)) continue;
+      if (!passes(record, pass, filter)) continue;
+      if (record.ownerId !== userId) {
+        if (typeof record.id === "string") {
+          others.push({ id: record.id, updatedAt: timeMs(record.updatedAt) });
+        }
+        continue;
+      }
       mine++;
       if (typeof record.id === "string") {
         const before = seen.get(record.id);
         if (before !== search) fresh++;
         seen.set(record.id, search);
-        if (before !== undefined) continue;
+        if (before !== undefined) {
+          if (before !== search) repeats.push(record.id);
+          continue;
+        }
       }
       const result = toAsset(record, userId, filter.fields ?? ALL_CRITERION_FIELDS);
       if ("asset" in result) {
         assets.push(result.asset);
+        updatedAt.push(timeMs(record.updatedAt));
         if (record.isTrashed === true) trashedIds.push(result.asset.id);
         continue;
       }
@@ -631,6 +890,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
         id: typeof record.id === "string" ? record.id : "(missing)",
         field: result.field,
         message: result.message,
+        updatedAt: timeMs(record.updatedAt),
       };
       invalid.push(skipped);
       logger.warn("Invalid asset data", {
@@ -640,37 +900,144 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
         filename: typeof record.originalFileName === "string" ? record.originalFileName : undefined,
       });
     }
-    return { assets, invalid, trashedIds, repeated: mine > 0 && fresh === 0 };
+    return {
+      assets,
+      invalid,
+      trashedIds,
+      search,
+      updatedAt,
+      repeats,
+      others,
+      repeated: mine > 0 && fresh === 0,
+    };
   }
 
   /**
-   * The user's own assets of one search, every page, each asset once: a trash or hidden-asset
-   * scan needs only their id, name, trash state and owner.
+   * The assets of one search, every page, each once, by id: only the user's own with `userId`,
+   * anyone's without (a partner's changes count too).
    */
   async function scan(
     body: Record<string, unknown>,
-    userId: string,
-  ): Promise<Map<string, { name: string; trashed: boolean }>> {
-    const found = new Map<string, { name: string; trashed: boolean }>();
+    userId: string | undefined,
+    stopAfter = Infinity,
+  ): Promise<Map<string, Record<string, unknown>>> {
+    const found = new Map<string, Record<string, unknown>>();
     let page = 0;
     for await (const items of searchPages(body)) {
+      if (found.size > stopAfter) break;
       page++;
       let fresh = 0;
       let mine = 0;
       for (const item of items) {
         const record = asRecord(item);
-        if (record.ownerId !== userId || typeof record.id !== "string") continue;
+        if (typeof record.id !== "string") continue;
+        if (userId !== undefined && record.ownerId !== userId) continue;
         mine++;
         if (found.has(record.id)) continue;
         fresh++;
-        found.set(record.id, {
-          name: typeof record.originalFileName === "string" ? record.originalFileName : record.id,
-          trashed: record.isTrashed === true,
-        });
+        found.set(record.id, record);
       }
       if (mine > 0 && fresh === 0) throw pagingError("answered a page it had already sent", page);
     }
     return found;
+  }
+
+  async function count(body: Record<string, unknown>): Promise<number> {
+    const answer = await http.request("POST", "/search/statistics", {
+      body,
+      schema: statisticsSchema,
+    });
+    return answer.total;
+  }
+
+  /** The stacks through the timeline: see {@linkcode ImmichClient.listStacksByTimeline}. */
+  async function readStacksByTimeline(): Promise<Stack[]> {
+    const version = await client.serverVersion();
+    if (version.major < 2) {
+      throw new PermanentError(
+        `Cannot read the stacks through the timeline as Immich ${versionText(version)} ` +
+          "serves it in another shape: upgrade Immich to v2 or newer",
+        {
+          method: "GET",
+          path: "/timeline/bucket",
+          status: 200,
+          serverMessage: "timeline before v2",
+          attempt: 1,
+        },
+      );
+    }
+    const { id: userId } = await client.me();
+    /** By stack id: its cover, and how many members the timeline counts (cover included). */
+    const covers = new Map<string, { primaryAssetId: string; counted: number; alone: boolean }>();
+    /** The user's assets off the timeline that the timeline shows without a stack. */
+    const shownAlone = new Set<string>();
+    for (const scope of TIMELINE_SCOPES) {
+      const query = new URLSearchParams({ withStacked: "true", ...scope });
+      const buckets = await http.request("GET", `/timeline/buckets?${query}`, {
+        schema: bucketsSchema,
+      });
+      for (const { timeBucket } of buckets) {
+        query.set("timeBucket", timeBucket);
+        const columns = await http.request("GET", `/timeline/bucket?${query}`, {
+          schema: bucketSchema,
+        });
+        for (const [i, id] of columns.id.entries()) {
+          if (columns.ownerId[i] !== userId) continue;
+          const stack = columns.stack?.[i];
+          if (stack === null || stack === undefined) {
+            if (scope.visibility !== "timeline") shownAlone.add(id);
+            continue;
+          }
+          const counted = Number(stack[1]);
+          // The count is of members on the timeline and not in the trash: 1 with such a cover
+          // is the cover alone, unless archived members hide (checked below).
+          const alone = counted === 1 && columns.visibility[i] === "timeline" &&
+            !columns.isTrashed[i];
+          covers.set(stack[0], { primaryAssetId: id, counted, alone });
+        }
+      }
+    }
+    const stacks = new Map<string, Stack>();
+    const alone: string[] = [];
+    for (const [stackId, { primaryAssetId, alone: coverAlone }] of covers) {
+      if (coverAlone) {
+        stacks.set(stackId, { id: stackId, primaryAssetId, assetIds: [primaryAssetId] });
+        alone.push(stackId);
+        continue;
+      }
+      const stack = await client.getStack(stackId);
+      if (stack !== undefined) stacks.set(stackId, stack);
+    }
+    // A stack none of whose members is on the timeline outside the trash has no count: its
+    // cover is off the timeline, in a stack (the searches with and without stacked assets
+    // tell), and shown without one.
+    const stacked = new Map<string, boolean>();
+    for (const body of OFF_TIMELINE) {
+      const unstacked = await scan({ ...body, withStacked: false }, userId);
+      for (const [id, record] of await scan(body, userId)) {
+        if (unstacked.has(id)) continue;
+        stacked.set(id, record.visibility === "archive" && record.isTrashed !== true);
+      }
+    }
+    const loose = () => {
+      const held = new Set([...stacks.values()].flatMap((s) => [s.primaryAssetId, ...s.assetIds]));
+      return [...stacked.keys()].filter((id) => !held.has(id));
+    };
+    for (const id of loose()) {
+      if (!shownAlone.has(id)) continue;
+      const stack = await client.stackWithPrimary(id);
+      if (stack !== undefined) stacks.set(stack.id, stack);
+    }
+    // No count shows archived members either: one no stack holds yet belongs to a stack
+    // counted as its cover alone.
+    if (loose().some((id) => stacked.get(id))) {
+      for (const stackId of alone) {
+        const stack = await client.getStack(stackId);
+        if (stack === undefined) stacks.delete(stackId);
+        else stacks.set(stackId, stack);
+      }
+    }
+    return [...stacks.values()];
   }
 
   const client: ImmichClient = {
@@ -684,7 +1051,13 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     },
     async keyPermissions() {
       const key = await http.request("GET", "/api-keys/me", { schema: apiKeySchema });
+      granted = key.permissions;
       return key.permissions;
+    },
+    grants(permission) {
+      return granted === undefined
+        ? undefined
+        : granted.includes("all") || granted.includes(permission);
     },
     async requirePermissions(needed = REQUIRED_PERMISSIONS) {
       const version = await client.serverVersion();
@@ -739,29 +1112,151 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     },
     async *searchAssets(filter) {
       const { id: userId } = await client.me();
-      const passes: Pass[] = [{ visibility: "timeline", isArchived: false }];
-      if (filter.withArchived) passes.push({ visibility: "archive", isArchived: true });
-      const albums = filter.albumIds?.length ? filter.albumIds : [undefined];
       const seen = new Map<string, number>();
-      let search = 0;
-      for (const pass of passes) {
-        for (const albumId of albums) {
-          search++;
-          let page = 0;
-          for await (const items of searchPages(searchBody(filter, pass, albumId))) {
-            page++;
-            const { repeated, ...assetPage } = validatePage(items, {
-              userId,
-              pass,
-              filter,
-              seen,
-              search,
-            });
-            if (repeated) throw pagingError("answered a page it had already sent", page);
-            yield assetPage;
+      for (const [search, scope] of searchScopes(filter).entries()) {
+        const pass = passOf(scope);
+        let page = 0;
+        for await (const items of searchPages(searchBody(filter, pass, scope.albumId))) {
+          page++;
+          const { repeated, ...assetPage } = validatePage(items, {
+            userId,
+            pass,
+            filter,
+            seen,
+            search,
+          });
+          if (repeated) throw pagingError("answered a page it had already sent", page);
+          yield assetPage;
+        }
+      }
+    },
+    async countAssets(filter) {
+      if (client.grants(STATISTICS_PERMISSION) === false) return undefined;
+      const counts: number[] = [];
+      try {
+        for (const scope of searchScopes(filter)) {
+          const { withExif: _, ...body } = searchBody(filter, passOf(scope), scope.albumId);
+          let total = await count(body);
+          if (filter.withDeleted) total += await count({ ...body, trashedAfter: TRASH_EPOCH });
+          counts.push(total);
+        }
+      } catch (error) {
+        if (error instanceof PermanentError && (error.status === 403 || error.status === 404)) {
+          return undefined;
+        }
+        throw error;
+      }
+      return counts;
+    },
+    async changedAssets(filter, since, limit = Infinity) {
+      const { id: userId } = await client.me();
+      const scopes = searchScopes(filter);
+      const updatedAfter = new Date(since).toISOString();
+      // With albums only the server knows which search each changed asset is in.
+      const inAlbum = new Map<string, number>();
+      if (filter.albumIds?.length) {
+        for (const [index, scope] of scopes.entries()) {
+          const body = { ...searchBody(filter, passOf(scope), scope.albumId), updatedAfter };
+          for (const id of (await scan(body, undefined)).keys()) {
+            inAlbum.set(id, (inAlbum.get(id) ?? 0) | 1 << index);
           }
         }
       }
+      const changed: ChangedAsset[] = [];
+      for (const visibility of CHANGE_VISIBILITIES) {
+        const body = {
+          ...visibilityBody(visibility),
+          withDeleted: true,
+          updatedAfter,
+          ...(filter.withFileSize ? { withExif: true } : {}),
+        };
+        const found = await scan(body, undefined, limit - changed.length);
+        if (changed.length + found.size > limit) return undefined;
+        for (const item of found.values()) {
+          const id = item.id as string;
+          let scopesIn = 0;
+          for (const [index, scope] of scopes.entries()) {
+            if (inPass(item, visibility, passOf(scope), filter)) scopesIn |= 1 << index;
+          }
+          if (filter.albumIds?.length) scopesIn &= inAlbum.get(id) ?? 0;
+          const own = item.ownerId === userId;
+          const base = {
+            id,
+            updatedAt: timeMs(item.updatedAt),
+            own,
+            trashed: item.isTrashed === true,
+            archived: visibility === "archive",
+          };
+          if (!own || scopesIn === 0) {
+            changed.push({ ...base, scopes: scopesIn });
+            continue;
+          }
+          const result = toAsset(item, userId, filter.fields ?? ALL_CRITERION_FIELDS);
+          changed.push(
+            "asset" in result ? { ...base, scopes: scopesIn, asset: result.asset } : {
+              ...base,
+              scopes: scopesIn,
+              invalid: {
+                id,
+                field: result.field,
+                message: result.message,
+                updatedAt: base.updatedAt,
+              },
+            },
+          );
+        }
+      }
+      return changed;
+    },
+    async unstackedSince(since) {
+      const unstacked = new Set<string>();
+      const updatedAfter = new Date(since).toISOString();
+      for (const visibility of CHANGE_VISIBILITIES) {
+        const body = {
+          ...visibilityBody(visibility),
+          withDeleted: true,
+          withStacked: false,
+          updatedAfter,
+        };
+        for (const id of (await scan(body, undefined)).keys()) unstacked.add(id);
+      }
+      return unstacked;
+    },
+    async assetStack(assetId) {
+      try {
+        const answer = await http.request("GET", `/assets/${encodeURIComponent(assetId)}`, {
+          schema: assetStackSchema,
+        });
+        const stack = answer.stack;
+        return stack === null || stack === undefined
+          ? {}
+          : { stackId: stack.id, primaryAssetId: stack.primaryAssetId };
+      } catch (error) {
+        if (error instanceof PermanentError && error.status === 400 && !isKeyRefused(error)) {
+          return undefined;
+        }
+        throw error;
+      }
+    },
+    async getStack(stackId) {
+      try {
+        const stack = await http.request("GET", `/stacks/${encodeURIComponent(stackId)}`, {
+          schema: stackSchema,
+        });
+        return toStack(stack);
+      } catch (error) {
+        if (error instanceof PermanentError && error.status === 400) return undefined;
+        throw error;
+      }
+    },
+    listStacksByTimeline() {
+      return readStacksByTimeline();
+    },
+    serverTime() {
+      return serverDate;
+    },
+    faults() {
+      return faultCount;
     },
     async findUnlistedMembers(stacks) {
       const { id: userId } = await client.me();
@@ -782,7 +1277,11 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
         const all = await scan(body, userId);
         // Immich names no stack in search results, but can leave stacked assets out.
         const unstacked = await scan({ ...body, withStacked: false }, userId);
-        for (const [id, asset] of all) if (!unstacked.has(id)) unlisted.set(id, asset);
+        for (const [id, record] of all) {
+          if (unstacked.has(id)) continue;
+          const name = typeof record.originalFileName === "string" ? record.originalFileName : id;
+          unlisted.set(id, { name, trashed: record.isTrashed === true });
+        }
       }
       const byPrimary = new Map(stacks.map((stack) => [stack.primaryAssetId, stack.id]));
       const lookups = [...unlisted.keys()].filter((id) => !byPrimary.has(id));
@@ -865,14 +1364,14 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
         body: { assetIds: assetIds.length === 1 ? [assetIds[0], assetIds[0]] : assetIds },
         schema: stackSchema,
       });
-      return toStack(stack);
+      return answered(stack);
     },
     async updateStackPrimary(stackId, primaryAssetId) {
       const stack = await http.request("PUT", `/stacks/${encodeURIComponent(stackId)}`, {
         body: { primaryAssetId },
         schema: stackSchema,
       });
-      return toStack(stack);
+      return answered(stack);
     },
     async deleteStack(stackId) {
       try {

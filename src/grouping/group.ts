@@ -25,7 +25,22 @@ export interface GroupingResult {
   readonly groups: Group[];
   /** Assets no criterion could place, ordered by id. */
   readonly skipped: SkippedAsset[];
+  /**
+   * With {@linkcode GroupingOptions.buckets}: each asset's buckets (in the order of the input),
+   * none for a skipped one. Assets that share no bucket, directly or through other assets,
+   * never share a group, so the groups of a set of assets closed under shared buckets are the
+   * groups the whole library gives them: an incremental pass regroups only those.
+   */
+  readonly buckets?: readonly (readonly string[])[];
 }
+
+/** Options of {@linkcode groupAssets}. */
+export interface GroupingOptions {
+  /** Also return each asset's buckets ({@linkcode GroupingResult.buckets}). */
+  readonly buckets?: boolean;
+}
+
+const NO_BUCKETS: readonly string[] = [];
 
 /** One leaf's contribution to a token: a text value, or null for a time leaf (chained later). */
 interface Part {
@@ -89,8 +104,15 @@ interface Evaluation {
  * assert.deepEqual(skipped, []);
  * ```
  */
-export function groupAssets(assets: readonly Asset[], criteria: Criteria): GroupingResult {
+export function groupAssets(
+  assets: readonly Asset[],
+  criteria: Criteria,
+  options: GroupingOptions = {},
+): GroupingResult {
   const n = assets.length;
+  const bucketsOf: (readonly string[])[] | undefined = options.buckets
+    ? new Array(n).fill(NO_BUCKETS)
+    : undefined;
   const leafNodes = leaves(criteria.root);
   const deltaOf: number[] = [];
   const timesOf: Float64Array[] = [];
@@ -132,6 +154,9 @@ export function groupAssets(assets: readonly Asset[], criteria: Criteria): Group
       const bucket = buckets.get(signature);
       if (!bucket) buckets.set(signature, { token, members: [i] });
       else bucket.members.push(i);
+      if (bucketsOf !== undefined) {
+        bucketsOf[i] = bucketsOf[i] === NO_BUCKETS ? [signature] : [...bucketsOf[i], signature];
+      }
     }
     if (!placed) {
       // One literal shape for every skip keeps the final sort's property reads fast.
@@ -156,6 +181,7 @@ export function groupAssets(assets: readonly Asset[], criteria: Criteria): Group
   return {
     groups: collectGroups(assets, forest, cells),
     skipped: skipped.sort((a, b) => compare(a.asset.id, b.asset.id)),
+    ...(bucketsOf === undefined ? {} : { buckets: bucketsOf }),
   };
 }
 

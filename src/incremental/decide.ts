@@ -1,0 +1,187 @@
+/**
+ * Whether a pass reads the whole library or only what changed since the last one, and why, in
+ * the words of the one line each pass logs. Pure: the shell (`src/library.ts`) gathers what is
+ * known (the cache's header, the server's version and clock, the settings) and logs the answer.
+ *
+ * @module
+ */
+
+/**
+ * How far before the last pass's start a pass looks for changes (ms): the search for changes
+ * reads again what changed in this margin, so a change written while the last pass read (a
+ * database transaction that ended after its read) and a server clock a little ahead of the
+ * database's are not missed. Changes it reads again cost nothing but a place on a search page.
+ */
+export const OVERLAP_MS = 300_000;
+
+/** What the cache says about the last pass. */
+export interface CacheState {
+  /** The settings that shape reading and grouping, as text by variable name. */
+  readonly settings: Readonly<Record<string, string>>;
+  /** The Immich version the cache was read from, `major.minor.patch`. */
+  readonly immich: string;
+  /** Server time of the last full pass's start, ms since the epoch. */
+  readonly fullPassAt: number;
+  /** Server time of the last pass's start, ms since the epoch. */
+  readonly watermark: number;
+  /** Why the last pass did not finish cleanly; absent when it did. */
+  readonly unfinished?: string;
+}
+
+/** Everything the choice depends on. */
+export interface DecisionInput {
+  /** The cache for this server, user and settings, if there is one. */
+  readonly cache?: CacheState;
+  /**
+   * With no cache for these settings: the settings of the newest cache of the same server and
+   * user, so the reason can name what changed.
+   */
+  readonly earlier?: Readonly<Record<string, string>>;
+  /** Why the cache could not be read, if it could not. */
+  readonly unreadable?: string;
+  /** The settings of this pass, as {@linkcode CacheState.settings}. */
+  readonly settings: Readonly<Record<string, string>>;
+  /** The Immich version now. */
+  readonly immich: string;
+  /** Server time now, ms since the epoch; undefined when the server dates no answer. */
+  readonly now?: number;
+  /** FULL_PASS_INTERVAL, in seconds. */
+  readonly fullPassInterval: number;
+  /** Why this pass must be full whatever the cache says (`--full`, RESET_STACKS, …). */
+  readonly forced?: string;
+}
+
+/** The kind of pass, and why or since when. */
+export type Decision =
+  | { readonly kind: "full"; readonly reason: string }
+  | {
+    readonly kind: "incremental";
+    /** Search for changes at or after this server time (ms since the epoch). */
+    readonly since: number;
+  };
+
+/**
+ * Decides between a full and an incremental pass.
+ *
+ * @param input What is known before reading.
+ * @returns A full pass with its reason, or an incremental one with the time to look from.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { decidePass, OVERLAP_MS } from "./decide.ts";
+ *
+ * const settings = { CRITERIA: "[]" };
+ * const cache = { settings, immich: "3.1.0", fullPassAt: 0, watermark: 3_600_000 };
+ * assert.deepEqual(
+ *   decidePass({ cache, settings, immich: "3.1.0", now: 7_200_000, fullPassInterval: 86400 }),
+ *   { kind: "incremental", since: 3_600_000 - OVERLAP_MS },
+ * );
+ * assert.deepEqual(
+ *   decidePass({ cache, settings: { CRITERIA: "[1]" }, immich: "3.1.0", now: 7_200_000, fullPassInterval: 86400 }),
+ *   { kind: "full", reason: "CRITERIA changed since the last pass" },
+ * );
+ * ```
+ */
+export function decidePass(input: DecisionInput): Decision {
+  const full = (reason: string): Decision => ({ kind: "full", reason });
+  if (input.forced !== undefined) return full(input.forced);
+  if (input.unreadable !== undefined) return full(`the cache cannot be read: ${input.unreadable}`);
+  const { cache } = input;
+  if (cache === undefined) {
+    if (input.earlier === undefined) return full("no cache yet for this server, user and settings");
+    return full(`${changedSettings(input.earlier, input.settings)} changed since the last pass`);
+  }
+  const changed = changedSettings(cache.settings, input.settings);
+  if (changed !== "") return full(`${changed} changed since the last pass`);
+  if (cache.immich !== input.immich) {
+    return full(`Immich changed from ${cache.immich} to ${input.immich} since the last pass`);
+  }
+  if (cache.unfinished !== undefined) {
+    return full(`the last pass did not finish cleanly: ${cache.unfinished}`);
+  }
+  if (input.now === undefined) {
+    return full("the server's answers carry no Date, so the time since the last pass is unknown");
+  }
+  const age = input.now - cache.fullPassAt;
+  if (age > input.fullPassInterval * 1000) {
+    return full(
+      `the last full pass was ${duration(age)} ago, more than FULL_PASS_INTERVAL ` +
+        `(${input.fullPassInterval} s)`,
+    );
+  }
+  return { kind: "incremental", since: cache.watermark - OVERLAP_MS };
+}
+
+/** The names of the settings whose values differ, joined with commas; empty when none. */
+function changedSettings(
+  before: Readonly<Record<string, string>>,
+  now: Readonly<Record<string, string>>,
+): string {
+  const names = [...new Set([...Object.keys(before), ...Object.keys(now)])];
+  return names.filter((name) => before[name] !== now[name]).sort().join(", ");
+}
+
+/**
+ * A duration for people: `45 s`, `12 min`, `26 h`, `3 days`.
+ *
+ * @param ms The duration in ms.
+ * @returns The text.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { duration } from "./decide.ts";
+ *
+ * assert.equal(duration(93_600_000), "26 h");
+ * ```
+ */
+export function duration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86400)} days`;
+}
+
+/**
+ * The reason a pass that began incremental turns full when the server counts other numbers of
+ * assets than the cache: assets left unseen.
+ *
+ * @param server The server's counts, one per search.
+ * @param cached The cache's counts.
+ * @returns The reason, or undefined when they agree.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { countMismatch } from "./decide.ts";
+ *
+ * assert.equal(countMismatch([10], [10]), undefined);
+ * assert.match(countMismatch([9], [10]) ?? "", /^the server counts 9 assets and the cache 10: /);
+ * ```
+ */
+export function countMismatch(
+  server: readonly number[],
+  cached: readonly number[],
+): string | undefined {
+  if (server.length === cached.length && server.every((count, i) => count === cached[i])) {
+    return undefined;
+  }
+  const sum = (counts: readonly number[]) => counts.reduce((a, b) => a + b, 0);
+  return `the server counts ${sum(server)} assets and the cache ${sum(cached)}: assets were ` +
+    "deleted for good, moved to the locked folder or into or out of an album since the last pass";
+}
+
+/**
+ * The reason a pass that began incremental turns full when too many assets changed.
+ *
+ * @param changed How many of the user's assets changed.
+ * @param max INCREMENTAL_MAX_CHANGES.
+ * @returns The reason, or undefined when there are not too many.
+ */
+export function tooManyChanges(changed: number, max: number): string | undefined {
+  return changed > max
+    ? `${changed} assets changed since the last pass, more than INCREMENTAL_MAX_CHANGES (${max})`
+    : undefined;
+}

@@ -1,0 +1,820 @@
+/**
+ * How a pass obtains the library it plans from, at the edge of the functional core: the whole
+ * library from the server (a full pass), or the cache of the last pass plus what changed since
+ * (an incremental pass), and how the pass's writes and its end are recorded in the cache. Each
+ * pass logs which kind it is and why. docs/incremental.md explains the choice, what is cached
+ * and what only a full pass sees.
+ *
+ * @module
+ */
+import type { Logger } from "@logtape/logtape";
+import { displayUrl, TransientError } from "./api/http.ts";
+import type { AnsweredStack, ImmichClient, SearchFilter } from "./api/immich.ts";
+import { searchScopes } from "./api/immich.ts";
+import { SETTINGS, type Settings } from "./config.ts";
+import { type Criteria, criterionFields, promotionInputs } from "./grouping/criteria.ts";
+import { groupAssets, type GroupingResult } from "./grouping/group.ts";
+import {
+  countMismatch,
+  decidePass,
+  type Decision,
+  OVERLAP_MS,
+  tooManyChanges,
+} from "./incremental/decide.ts";
+import {
+  bucketHash,
+  type CachedLibrary,
+  type CacheWrite,
+  DigestBuilder,
+  mergeChanges,
+  planningInputs,
+  regroup,
+  replaceGroups,
+  scopeCounts,
+  stacksHolding,
+} from "./incremental/library.ts";
+import type { Asset, Group, Outcome, Plan, Stack, User } from "./model.ts";
+import {
+  createParentOrder,
+  needsFileSize,
+  type PromotedGroup,
+  type PromotionOptions,
+} from "./promotion/parent.ts";
+import {
+  BodyWriter,
+  type CacheFiles,
+  cacheFilesOf,
+  type CacheHeader,
+  DeltaWriter,
+  earlierSettings,
+  newGeneration,
+  pruneCache,
+  readCacheHeader,
+  readLibrary,
+  readSteadyPlan,
+  writeCacheHeader,
+  writeSteadyPlan,
+} from "./state/cache.ts";
+import type { AnsweringStackWriter } from "./state/journal.ts";
+
+/** Search pages between two {@linkcode releaseMemory} calls while assets stream in. */
+const PAGES_PER_RELEASE = 50;
+
+/**
+ * Runs a full garbage collection when the runtime exposes one (`--v8-flags=--expose-gc`, as
+ * `deno task start` and the binaries run). A pass parses a stack list of 150 MB and 200 search
+ * pages to keep a few tens of megabytes, and grouping and promotion build scratch data as large
+ * as what they keep; left to itself V8 lets that garbage pile up in the old generation between
+ * collections, which at 200 000 assets adds over 100 MB to the peak on a small NAS. Collecting
+ * where a phase's garbage has just died costs a few hundred milliseconds.
+ */
+export function releaseMemory(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/** What the reading side keeps from pass to pass of one process (cron mode). */
+export class PassMemory {
+  /** Passes started by this process. */
+  passes = 0;
+  /** Warnings already given, by user and topic: each is given once per process. */
+  readonly warned = new Set<string>();
+}
+
+/** Where the cache is and what a pass may do with it. */
+export interface ReadingOptions {
+  /** STATE_DIR; undefined when there is none to use: every pass is full. */
+  readonly stateDir?: string;
+  /** Write the cache (a real run); a dry run only reads it. */
+  readonly record: boolean;
+  /** `--full`: every pass reads the whole library. */
+  readonly full?: boolean;
+  /** Cron mode: the process's first pass is full. */
+  readonly cron?: boolean;
+  readonly memory: PassMemory;
+  /** The clock that schedules full passes (FULL_PASS_INTERVAL), ms since the epoch. */
+  readonly now: () => number;
+  /** The stacksync version, for the cache's header. */
+  readonly version: string;
+}
+
+/** The end of a pass, as the cache records it. */
+export interface PassEnd {
+  readonly plan: Plan;
+  readonly outcomes: readonly Outcome[];
+  /** Why the pass did not finish cleanly (failed actions, errors from the server, a signal). */
+  readonly unfinished?: string;
+}
+
+/** Records a pass's writes and end in the cache. */
+export interface PassCache {
+  /** Wraps the writer so that each write's answer is recorded. */
+  writes(writer: AnsweringWriter): AnsweringStackWriter;
+  /** Records how the pass ended; the next pass reads from here. */
+  finish(end: PassEnd): Promise<void>;
+}
+
+/** A writer whose creates and updates answer with the members' `updatedAt` (the Immich client). */
+export interface AnsweringWriter extends AnsweringStackWriter {
+  createStack(assetIds: readonly string[]): Promise<AnsweredStack>;
+  updateStackPrimary(stackId: string, primaryAssetId: string): Promise<AnsweredStack>;
+}
+
+/** What a pass plans from. */
+export type PassInput =
+  | {
+    readonly kind: "full" | "incremental";
+    /** The user's assets grouping read (valid ones). */
+    readonly assets: readonly Asset[];
+    /** The stacks as `GET /stacks` lists them, by id. */
+    readonly stacks: readonly Stack[];
+    /** Promoted groups, parent first, in grouping's order. */
+    readonly groups: readonly Group[];
+    /** Assets the pass read that are in the trash (WITH_DELETED). */
+    readonly trashed: Set<string>;
+    readonly skippedAssets: Readonly<Record<string, number>>;
+    /** Grouping and promotion time, for the debug line. */
+    readonly computeMs: number;
+    readonly cache?: PassCache;
+  }
+  | {
+    readonly kind: "incremental";
+    /**
+     * Nothing changed since a pass that planned no change: its plan, which planning the same
+     * library again would give.
+     */
+    readonly reused: Plan;
+    readonly skippedAssets: Readonly<Record<string, number>>;
+    readonly cache?: PassCache;
+  };
+
+/**
+ * The settings a cache's content depends on (reading and grouping), as text by variable name.
+ *
+ * @param settings The run's settings.
+ * @param albumIds FILTER_ALBUM_IDS resolved to ids.
+ * @returns The values.
+ */
+function readingSettings(
+  settings: Settings,
+  albumIds: readonly string[] | undefined,
+): Record<string, string> {
+  const text = (value: unknown) => value === undefined ? "" : JSON.stringify(value);
+  return {
+    [SETTINGS.criteria.env]: text(settings.criteria),
+    [SETTINGS.parentFilenamePromote.env]: text(settings.parentFilenamePromote),
+    [SETTINGS.parentExtPromote.env]: text(settings.parentExtPromote),
+    [SETTINGS.withArchived.env]: text(settings.withArchived),
+    [SETTINGS.withDeleted.env]: text(settings.withDeleted),
+    [SETTINGS.includeVideos.env]: text(settings.includeVideos),
+    [SETTINGS.filterAlbumIds.env]: text(albumIds),
+    [SETTINGS.filterTakenAfter.env]: text(settings.filterTakenAfter),
+    [SETTINGS.filterTakenBefore.env]: text(settings.filterTakenBefore),
+  };
+}
+
+/** The settings a plan depends on beyond the library: a reused plan must have the same. */
+function planSettings(settings: Settings): Record<string, string> {
+  return {
+    [SETTINGS.replaceStacks.env]: String(settings.replaceStacks),
+    [SETTINGS.removeSingleAssetStacks.env]: String(settings.removeSingleAssetStacks),
+  };
+}
+
+function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].every((key) => a[key] === b[key]);
+}
+
+/** The promotion options of the run's settings. */
+export function promotionOptions(settings: Settings, criteria: Criteria): PromotionOptions {
+  const { regexPromotions, delimiters } = promotionInputs(criteria);
+  return {
+    filenamePromote: settings.parentFilenamePromote,
+    extPromote: settings.parentExtPromote,
+    regexPromotions,
+    // Without an originalFileName split, biggestNumber reads after the default delimiters.
+    ...(delimiters.length > 0 ? { delimiters } : {}),
+  };
+}
+
+function compareIds(a: Stack, b: Stack): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Everything one user's reading needs. */
+interface Reading {
+  readonly client: ImmichClient;
+  readonly user: User;
+  readonly settings: Settings;
+  readonly criteria: Criteria;
+  readonly options: ReadingOptions;
+  readonly log: Logger;
+  readonly filter: SearchFilter;
+  readonly promotion: PromotionOptions;
+  /** The cache's files; undefined when there is no STATE_DIR. */
+  readonly files?: CacheFiles;
+  readonly settingsText: Record<string, string>;
+  readonly immich: string;
+  /** Server time at the start of the pass (its Date), if the server dates its answers. */
+  readonly startedAt?: number;
+}
+
+/**
+ * Reads the library a user's pass plans from, fully or incrementally, and logs which and why.
+ *
+ * @param client The user's client.
+ * @param user The key's user.
+ * @param settings The run's settings.
+ * @param criteria The parsed CRITERIA.
+ * @param options Where the cache is and what the pass may do with it.
+ * @param log The user's logger.
+ * @returns What to plan from, and the cache's recorder.
+ */
+export async function readPassInput(
+  client: ImmichClient,
+  user: User,
+  settings: Settings,
+  criteria: Criteria,
+  options: ReadingOptions,
+  log: Logger,
+): Promise<PassInput> {
+  const promotion = promotionOptions(settings, criteria);
+  const albumIds = settings.filterAlbumIds === undefined
+    ? undefined
+    : await client.resolveAlbumIds(settings.filterAlbumIds);
+  const filter: SearchFilter = {
+    withArchived: settings.withArchived,
+    withDeleted: settings.withDeleted,
+    includeVideos: settings.includeVideos,
+    takenAfter: settings.filterTakenAfter,
+    takenBefore: settings.filterTakenBefore,
+    albumIds,
+    withFileSize: needsFileSize(promotion),
+    fields: criterionFields(criteria),
+  };
+  const version = await client.serverVersion();
+  const settingsText = readingSettings(settings, albumIds);
+  const files = options.stateDir === undefined
+    ? undefined
+    : cacheFilesOf(options.stateDir, displayUrl(settings.apiUrl), user.id, settingsText);
+  const startedAt = client.serverTime();
+  const reading: Reading = {
+    client,
+    user,
+    settings,
+    criteria,
+    options,
+    log,
+    filter,
+    promotion,
+    ...(files === undefined ? {} : { files }),
+    settingsText,
+    immich: `${version.major}.${version.minor}.${version.patch}`,
+    ...(startedAt === undefined ? {} : { startedAt }),
+  };
+  const firstPass = options.memory.passes++ === 0;
+  const decision = await decide(reading, firstPass);
+  // Until the pass ends well the cache says it did not: a pass killed midway makes the next full.
+  if (options.record && files !== undefined && decision.header !== undefined) {
+    await writeCacheHeader(files, { ...decision.header, unfinished: STOPPED });
+  }
+  if (decision.kind === "full") return await fullRead(reading, decision.reason);
+  const read = await incrementalRead(reading, decision.since, decision.header);
+  return typeof read === "string" ? await fullRead(reading, read) : read;
+}
+
+/** Why the last pass did not finish, as long as a pass has not ended well. */
+const STOPPED = "it stopped before its end (killed, or a user was skipped)";
+
+async function decide(
+  reading: Reading,
+  firstPass: boolean,
+): Promise<
+  | { kind: "full"; reason: string; header?: CacheHeader }
+  | { kind: "incremental"; since: number; header: CacheHeader }
+> {
+  const { options, settings, files } = reading;
+  if (files === undefined) return { kind: "full", reason: "no STATE_DIR to keep a cache in" };
+  const read = await readCacheHeader(files);
+  const header = "header" in read ? read.header : undefined;
+  const forced = options.full
+    ? "--full"
+    : settings.resetStacks
+    ? "RESET_STACKS"
+    : options.cron && firstPass
+    ? "the first pass of a cron process reads everything"
+    : undefined;
+  const decision: Decision = decidePass({
+    ...(forced === undefined ? {} : { forced }),
+    ...(header === undefined ? {} : {
+      cache: {
+        settings: header.settings,
+        immich: header.immich,
+        fullPassAt: header.fullPassAt,
+        watermark: header.watermark,
+        ...(header.unfinished === undefined ? {} : { unfinished: header.unfinished }),
+      },
+    }),
+    ...("unreadable" in read ? { unreadable: read.unreadable } : {}),
+    ...("missing" in read ? await earlier(files) : {}),
+    settings: reading.settingsText,
+    immich: reading.immich,
+    now: options.now(),
+    fullPassInterval: settings.fullPassInterval,
+  });
+  if (decision.kind === "full" || header === undefined) {
+    return {
+      kind: "full",
+      reason: decision.kind === "full" ? decision.reason : "no cache",
+      ...(header === undefined ? {} : { header }),
+    };
+  }
+  return { kind: "incremental", since: decision.since, header };
+}
+
+async function earlier(files: CacheFiles) {
+  const found = await earlierSettings(files);
+  return found === undefined ? {} : { earlier: found };
+}
+
+/** Warns once per process and user that a cache cannot be kept, and why. */
+function warnOnce(reading: Reading, topic: string, message: string): void {
+  const key = `${reading.user.id}:${topic}`;
+  if (reading.options.memory.warned.has(key)) return;
+  reading.options.memory.warned.add(key);
+  reading.log.warn(message);
+}
+
+const NO_STATISTICS = "The API key cannot count assets (POST /search/statistics needs the " +
+  "permission asset.statistics, from Immich v1.118): every pass reads the whole library; add " +
+  "the permission to read only what changed";
+
+/**
+ * Reads the stacks with `GET /stacks`, or through the timeline when the server fails to list
+ * them (Immich cannot serialise about 100 000 stacks).
+ *
+ * @param client The user's client.
+ * @param log The user's logger: the fallback is logged once, with the reason.
+ * @returns The stacks, ordered by id.
+ */
+export async function readStacks(client: ImmichClient, log: Logger): Promise<Stack[]> {
+  let stacks: Stack[];
+  try {
+    stacks = await client.listStacks();
+  } catch (error) {
+    if (!(error instanceof TransientError) || error.status === undefined || error.status < 500) {
+      throw error;
+    }
+    log.warn(
+      "Reading the stacks through the timeline instead, one request per month and per stack, " +
+        "as GET /stacks failed: {error}",
+      { error: error.message },
+    );
+    stacks = await client.listStacksByTimeline();
+  }
+  return stacks.sort(compareIds);
+}
+
+/** A full pass: every stack and every asset from the server, and a new cache from them. */
+async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
+  const { client, log, filter, files, options } = reading;
+  log.info("Full pass: {why}", { pass: "full", why: reason });
+  const scopes = searchScopes(filter);
+  const serverCounts = files === undefined ? undefined : await client.countAssets(filter);
+  if (files !== undefined && serverCounts === undefined) {
+    warnOnce(reading, "statistics", NO_STATISTICS);
+  }
+  const stacks = await readStacks(client, log);
+  releaseMemory();
+  log.debug("Fetched {count} stacks", { count: stacks.length });
+
+  const assets: Asset[] = [];
+  const updatedAt: number[] = [];
+  const scopeBits: number[] = [];
+  const trashed = new Set<string>();
+  const invalid: {
+    id: string;
+    field: string;
+    message: string;
+    updatedAt: number;
+    scopes: number;
+  }[] = [];
+  const others = new Map<string, { updatedAt: number; scopes: number }>();
+  // Albums overlap: an asset found again by another album's search belongs to it too.
+  const indexOf = filter.albumIds?.length ? new Map<string, number>() : undefined;
+  let pages = 0;
+  let newest = -1;
+  for await (const page of client.searchAssets(filter)) {
+    const bit = 1 << page.search;
+    for (const [i, asset] of page.assets.entries()) {
+      indexOf?.set(asset.id, assets.length);
+      assets.push(asset);
+      updatedAt.push(page.updatedAt[i]);
+      scopeBits.push(bit);
+      if (page.updatedAt[i] > newest) newest = page.updatedAt[i];
+    }
+    for (const id of page.trashedIds) trashed.add(id);
+    for (const item of page.invalid) {
+      invalid.push({ ...item, updatedAt: item.updatedAt ?? -1, scopes: bit });
+    }
+    for (const id of page.repeats) {
+      const index = indexOf?.get(id);
+      if (index !== undefined) scopeBits[index] |= bit;
+      const bad = invalid.find((item) => item.id === id);
+      if (bad !== undefined) bad.scopes |= bit;
+    }
+    for (const other of page.others) {
+      const known = others.get(other.id);
+      others.set(other.id, { updatedAt: other.updatedAt, scopes: (known?.scopes ?? 0) | bit });
+    }
+    if (++pages % PAGES_PER_RELEASE === 0) releaseMemory();
+  }
+  indexOf?.clear();
+  log.debug("Fetched {count} assets", { count: assets.length });
+  releaseMemory();
+
+  let computeMs = 0;
+  const timed = <T>(step: () => T): T => {
+    const started = performance.now();
+    const result = step();
+    computeMs += performance.now() - started;
+    return result;
+  };
+  const keep = files !== undefined && serverCounts !== undefined;
+  const grouping = timed(() => groupAssets(assets, reading.criteria, { buckets: keep }));
+  releaseMemory();
+  const order = createParentOrder(reading.promotion);
+  const groups = timed(() => grouping.groups.map((group) => order.promote(group)));
+  releaseMemory();
+  logGrouping(reading, grouping, groups);
+
+  const skippedAssets = countSkipped(grouping, invalid.length);
+  if (!keep || !options.record) {
+    return { kind: "full", assets, stacks, groups, trashed, skippedAssets, computeMs };
+  }
+  const watermark = reading.startedAt ?? newest;
+  const generation = newGeneration();
+  const body = await BodyWriter.create(files, generation, scopes.length, watermark - OVERLAP_MS);
+  try {
+    const skipOf = new Map(grouping.skipped.map((skip) => [skip.asset, skip.reason]));
+    for (const [i, asset] of assets.entries()) {
+      const skip = skipOf.get(asset);
+      body.asset({
+        id: asset.id,
+        asset,
+        updatedAt: updatedAt[i],
+        scopes: scopeBits[i],
+        trashed: trashed.has(asset.id),
+        archived: scopes[firstScope(scopeBits[i])].visibility === "archive",
+        buckets: grouping.buckets![i].map(bucketHash),
+        ...(skip === undefined ? {} : { skip }),
+      });
+    }
+    for (const item of invalid) {
+      body.asset({
+        id: item.id,
+        invalid: { field: item.field, message: item.message },
+        updatedAt: item.updatedAt,
+        scopes: item.scopes,
+        trashed: false,
+        archived: false,
+        buckets: [],
+      });
+    }
+    for (const [id, other] of others) body.other(id, other);
+    for (const stack of stacks) body.stack(stack);
+    for (const group of groups) body.group(group);
+  } catch (error) {
+    await body.abandon();
+    throw error;
+  }
+  const summary = await body.finish();
+  const cache = new CacheRecorder(reading, {
+    generation,
+    watermark,
+    fullPassAt: options.now(),
+    offsets: serverCounts.map((count, i) => count - summary.counts[i]),
+    counts: summary.counts,
+    recent: { ...summary.recent, since: watermark - OVERLAP_MS },
+    sizes: summary.sizes,
+    skippedAssets,
+  });
+  return { kind: "full", assets, stacks, groups, trashed, skippedAssets, computeMs, cache };
+}
+
+/** The index of the lowest bit set: the first search that found an asset. */
+function firstScope(bits: number): number {
+  return 31 - Math.clz32(bits & -bits);
+}
+
+function countSkipped(grouping: GroupingResult, invalid: number): Record<string, number> {
+  const counts: Record<string, number> = {};
+  if (invalid > 0) counts["invalid-data"] = invalid;
+  for (const { reason } of grouping.skipped) counts[reason] = (counts[reason] ?? 0) + 1;
+  return counts;
+}
+
+/** The log lines about grouping: assets left out, and each group's parent at debug. */
+function logGrouping(
+  reading: Reading,
+  grouping: { readonly skipped: readonly GroupingResult["skipped"][number][] },
+  groups: readonly PromotedGroup[],
+): void {
+  const { log } = reading;
+  for (const { asset, reason, key, detail } of grouping.skipped) {
+    // A time that cannot be read is bad data; a criterion that does not apply is normal.
+    const level = reason === "invalid-time" ? "warn" : "debug";
+    log[level]("Asset left out of grouping: {reason}", {
+      assetID: asset.id,
+      filename: asset.originalFileName,
+      reason,
+      criterion: key,
+      detail,
+    });
+  }
+  // Building these properties for 50 000 groups costs time even when debug is off.
+  if (!log.isEnabledFor("debug")) return;
+  for (const promoted of groups) {
+    log.debug("Group {key}: parent {filename} chosen by {rule}", {
+      key: promoted.key,
+      filename: promoted.assets[0].originalFileName,
+      assetID: promoted.assets[0].id,
+      rule: promoted.parentRule,
+      detail: promoted.parentDetail,
+      members: promoted.assets.map((asset) => asset.originalFileName),
+    });
+  }
+}
+
+/**
+ * An incremental pass: the cache, and what changed since its pass; a reason instead when the
+ * pass must read everything after all.
+ */
+async function incrementalRead(
+  reading: Reading,
+  since: number,
+  header: CacheHeader,
+): Promise<PassInput | string> {
+  const { client, log, filter, files, options } = reading;
+  if (files === undefined) return "no STATE_DIR to keep a cache in";
+  const serverCounts = await client.countAssets(filter);
+  if (serverCounts === undefined) {
+    warnOnce(reading, "statistics", NO_STATISTICS);
+    return "the API key cannot count assets (asset.statistics)";
+  }
+  const max = reading.settings.incrementalMaxChanges;
+  const limit = max + header.recent.count + header.written;
+  const changes = await client.changedAssets(filter, since, limit);
+  if (changes === undefined) {
+    return `more than ${limit - header.recent.count - header.written} assets changed since ` +
+      `the last pass, more than INCREMENTAL_MAX_CHANGES (${max})`;
+  }
+  let newest = header.watermark;
+  for (const change of changes) if (change.updatedAt > newest) newest = change.updatedAt;
+  const watermark = reading.startedAt ?? newest;
+  const sinceText = new Date(header.watermark).toISOString();
+
+  // A pass that planned no change, and nothing changed since: its plan holds.
+  if (header.plan !== undefined && sameRecord(header.plan, planSettings(reading.settings))) {
+    const found = new DigestBuilder();
+    for (const change of changes) found.add(change.id, change.updatedAt);
+    const digest = found.build();
+    const expected = header.counts.map((count, i) => count + header.offsets[i]);
+    if (
+      header.recent.since === since && digest.count === header.recent.count &&
+      digest.digest === header.recent.digest && countMismatch(serverCounts, expected) === undefined
+    ) {
+      const plan = await readSteadyPlan(files, header.generation);
+      if (plan !== undefined) {
+        log.info("Incremental pass: nothing changed since {since}", {
+          pass: "incremental",
+          since: sinceText,
+          changed: 0,
+        });
+        const next = new DigestBuilder();
+        for (const change of changes) {
+          if (change.updatedAt >= watermark - OVERLAP_MS) next.add(change.id, change.updatedAt);
+        }
+        const cache = new CacheRecorder(reading, {
+          generation: header.generation,
+          watermark,
+          fullPassAt: header.fullPassAt,
+          offsets: header.offsets,
+          counts: header.counts,
+          recent: { ...next.build(), since: watermark - OVERLAP_MS },
+          sizes: header.sizes,
+          skippedAssets: plan.skippedAssets,
+          reuse: true,
+        });
+        return {
+          kind: "incremental",
+          reused: { actions: [], inSync: plan.inSync, needsReplace: plan.needsReplace },
+          skippedAssets: plan.skippedAssets,
+          cache,
+        };
+      }
+    }
+  }
+
+  let library: CachedLibrary;
+  try {
+    library = await readLibrary(files, header);
+  } catch (error) {
+    return `the cache cannot be read: ${error instanceof Error ? error.message : error}`;
+  }
+  const scopes = searchScopes(filter);
+  const merged = mergeChanges(library, changes);
+  const tooMany = tooManyChanges(merged.changed.length, max);
+  if (tooMany !== undefined) return tooMany;
+  const cachedCounts = scopeCounts(library, scopes.length).map((n, i) => n + header.offsets[i]);
+  const mismatch = countMismatch(serverCounts, cachedCounts);
+  if (mismatch !== undefined) return mismatch;
+  log.info(
+    `Incremental pass: {changed} ${merged.changed.length === 1 ? "asset" : "assets"} changed ` +
+      "since {since}",
+    { pass: "incremental", changed: merged.changed.length, since: sinceText },
+  );
+
+  await refreshStacks(reading, library, merged.changed, since);
+  let computeMs = 0;
+  const started = performance.now();
+  const regrouped = regroup(library, merged.regroup, merged.previousBuckets, reading.criteria);
+  const order = createParentOrder(reading.promotion);
+  const promoted = regrouped.groups.map((group) => order.promote(group));
+  replaceGroups(library, promoted);
+  computeMs += performance.now() - started;
+  logGrouping(reading, regrouped, promoted);
+  log.debug("Regrouped {assets} assets into {groups} groups", {
+    assets: regrouped.assets,
+    groups: promoted.length,
+  });
+
+  const inputs = planningInputs(library);
+  const stacks = [...library.stacks.values()].sort(compareIds);
+  const base = {
+    kind: "incremental" as const,
+    assets: inputs.assets,
+    stacks,
+    groups: library.groups,
+    trashed: inputs.trashed,
+    skippedAssets: inputs.skippedAssets,
+    computeMs,
+  };
+  if (!options.record) return base;
+  const generation = newGeneration();
+  const body = await BodyWriter.create(files, generation, scopes.length, watermark - OVERLAP_MS);
+  for (const entry of library.assets.values()) body.asset(entry);
+  for (const [id, other] of library.others) body.other(id, other);
+  for (const stack of stacks) body.stack(stack);
+  for (const group of library.groups) body.group(group);
+  for (const [id, updatedAt] of library.seen) body.seen(id, updatedAt);
+  const summary = await body.finish();
+  const cache = new CacheRecorder(reading, {
+    generation,
+    watermark,
+    fullPassAt: header.fullPassAt,
+    offsets: header.offsets,
+    counts: summary.counts,
+    recent: { ...summary.recent, since: watermark - OVERLAP_MS },
+    sizes: summary.sizes,
+    skippedAssets: inputs.skippedAssets,
+  });
+  return { ...base, cache };
+}
+
+/**
+ * Reads again the stacks the changed assets left or joined: `GET /assets/{id}` names an
+ * asset's stack (a search without stacked assets first spares new uploads the request),
+ * `GET /stacks?primaryAssetId=` finds the stacks Immich does not name there, and
+ * `GET /stacks/{id}` reads each stack once.
+ */
+async function refreshStacks(
+  reading: Reading,
+  library: CachedLibrary,
+  changed: readonly {
+    readonly id: string;
+    readonly archived: boolean;
+    readonly trashed: boolean;
+  }[],
+  since: number,
+): Promise<void> {
+  if (changed.length === 0) return;
+  const { client } = reading;
+  const holding = stacksHolding(library, new Set(changed.map((change) => change.id)));
+  const unstacked = await client.unstackedSince(since);
+  const toRead = new Set<string>();
+  const found = new Map<string, Stack>();
+  for (const change of changed) {
+    const before = holding.get(change.id);
+    if (before !== undefined) toRead.add(before);
+    if (unstacked.has(change.id)) continue;
+    const named = await client.assetStack(change.id);
+    if (named === undefined) continue;
+    if (named.stackId !== undefined) {
+      toRead.add(named.stackId);
+      continue;
+    }
+    const stack = await client.stackWithPrimary(change.id);
+    if (stack !== undefined) found.set(stack.id, stack);
+  }
+  for (const stackId of toRead) {
+    if (found.has(stackId)) continue;
+    const stack = await client.getStack(stackId);
+    if (stack === undefined) library.stacks.delete(stackId);
+    else found.set(stackId, stack);
+  }
+  for (const stack of found.values()) library.stacks.set(stack.id, stack);
+  reading.log.debug("Read {count} stacks again", { count: toRead.size + found.size });
+}
+
+/** What the header of the pass's cache will say, known when the pass has read. */
+interface Planned {
+  readonly generation: string;
+  readonly watermark: number;
+  readonly fullPassAt: number;
+  readonly offsets: readonly number[];
+  readonly counts: readonly number[];
+  readonly recent: CacheHeader["recent"];
+  readonly sizes: CacheHeader["sizes"];
+  /** For a plan file: what the pass left out of grouping. */
+  readonly skippedAssets: Readonly<Record<string, number>>;
+  /** The pass reuses the plan file of its generation. */
+  readonly reuse?: boolean;
+}
+
+/** Records one user's pass in the cache: its writes as they are answered, and its end. */
+class CacheRecorder implements PassCache {
+  readonly #reading: Reading;
+  readonly #planned: Planned;
+  readonly #delta: DeltaWriter | undefined;
+
+  constructor(reading: Reading, planned: Planned) {
+    this.#reading = reading;
+    this.#planned = planned;
+    this.#delta = reading.files === undefined || planned.reuse
+      ? undefined
+      : new DeltaWriter(reading.files, planned.generation);
+  }
+
+  writes(writer: AnsweringWriter): AnsweringStackWriter {
+    const delta = this.#delta;
+    if (delta === undefined) return writer;
+    const record = (write: CacheWrite, members: number) => delta.record(write, members);
+    return {
+      createStack: async (assetIds) => {
+        const stack = await writer.createStack(assetIds);
+        record({ op: "create", stack, updatedAt: stack.updatedAt }, stack.assetIds.length);
+        return stack;
+      },
+      updateStackPrimary: async (stackId, primaryAssetId) => {
+        const stack = await writer.updateStackPrimary(stackId, primaryAssetId);
+        record({ op: "update", stack }, 0);
+        return stack;
+      },
+      deleteStack: async (stackId) => {
+        await writer.deleteStack(stackId);
+        record({ op: "delete", stackId }, 0);
+      },
+      stackWithPrimary: (assetId) => writer.stackWithPrimary(assetId),
+    };
+  }
+
+  async finish(end: PassEnd): Promise<void> {
+    const { files, options, user, settings } = this.#reading;
+    if (files === undefined || !options.record) return;
+    this.#delta?.close();
+    const planned = this.#planned;
+    const steady = end.unfinished === undefined && end.plan.actions.length === 0;
+    if (steady && !planned.reuse) {
+      await writeSteadyPlan(files, planned.generation, {
+        inSync: end.plan.inSync,
+        needsReplace: end.plan.needsReplace,
+        skippedAssets: planned.skippedAssets,
+      });
+    }
+    const moved = end.outcomes.reduce(
+      (sum, outcome) => outcome.status === "ok" ? sum + outcome.action.assetIds.length : sum,
+      0,
+    );
+    const header: CacheHeader = {
+      server: displayUrl(settings.apiUrl),
+      user: { id: user.id, name: user.name },
+      stacksync: options.version,
+      settings: this.#reading.settingsText,
+      immich: this.#reading.immich,
+      fullPassAt: planned.fullPassAt,
+      watermark: planned.watermark,
+      ...(end.unfinished === undefined ? {} : { unfinished: end.unfinished }),
+      generation: planned.generation,
+      deltaLines: this.#delta?.lines ?? 0,
+      offsets: planned.offsets,
+      counts: planned.counts,
+      recent: planned.recent,
+      written: moved,
+      ...(steady ? { plan: planSettings(settings) } : {}),
+      sizes: planned.sizes,
+    };
+    await writeCacheHeader(files, header);
+    await pruneCache(files, planned.generation);
+  }
+}
