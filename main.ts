@@ -5,7 +5,13 @@
  * @module
  */
 import { getLogger } from "@logtape/logtape";
-import { type Command, ConfigError, describeSettings, loadSettings } from "./src/config.ts";
+import {
+  type Command,
+  ConfigError,
+  describeSettings,
+  loadSettings,
+  secretsOf,
+} from "./src/config.ts";
 import { setupLogging } from "./src/log.ts";
 import { passSucceeded, runCron, runPass } from "./src/run.ts";
 import denoJson from "./deno.json" with { type: "json" };
@@ -29,23 +35,25 @@ async function main(args: string[]): Promise<number> {
     return EXIT.ok;
   }
 
-  const { settings } = command;
+  const { settings, warnings } = command;
   await using _logging = await setupLogging({
     level: settings.logLevel,
     format: settings.logFormat,
     file: settings.logFile,
-    secrets: settings.apiKeys,
+    secrets: secretsOf(settings),
   });
   const log = getLogger(["stacksync", "main"]);
   log.info("Starting stacksync {version}", {
     version: denoJson.version,
     ...describeSettings(settings),
   });
+  for (const warning of warnings) log.warn(warning);
   const shutdown = new AbortController();
   const onSignal = () => {
     if (shutdown.signal.aborted) Deno.exit(EXIT.failed); // a second signal does not wait
     log.info("Received shutdown signal");
-    shutdown.abort(new Error("Received shutdown signal"));
+    // Requests in flight end at once; an action they leave unanswered is reported with this.
+    shutdown.abort(new Error("stopped by the shutdown signal before the server answered"));
   };
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
   for (const signal of signals) Deno.addSignalListener(signal, onSignal);
