@@ -73,7 +73,11 @@ export interface UserReport {
 
 /** Options of {@linkcode runPass} and {@linkcode runCron}. */
 export interface RunOptions {
-  /** Stops the run between actions and ends the cron sleep at once. */
+  /**
+   * The shutdown signal: aborts the request in flight (a write whose answer has started is
+   * still read) and any wait between retries, skips the actions not started, and ends the cron
+   * sleep at once.
+   */
   readonly signal?: AbortSignal;
   /**
    * Waits between cron passes; rejects when the signal aborts.
@@ -332,6 +336,9 @@ function namesOfStackMembers(
   return names;
 }
 
+/** Why a user's pass ended early when the shutdown signal stopped it. */
+const STOPPED = "stopped by the shutdown signal";
+
 /** How many unfinished actions the closing list names before it says how many more. */
 const MAX_LEFT_UNDONE = 10;
 
@@ -370,7 +377,12 @@ async function processUser(
   options: RunOptions,
 ): Promise<UserReport> {
   let user = `user ${position}`;
-  const client = createImmichClient({ baseUrl: settings.apiUrl, apiKey });
+  const client = createImmichClient({
+    baseUrl: settings.apiUrl,
+    apiKey,
+    timeoutMs: settings.requestTimeout * 1000,
+    signal: options.signal,
+  });
   try {
     await client.serverVersion();
     await client.requirePermissions(
@@ -408,6 +420,15 @@ async function processUser(
     logLeftUndone(outcomes, userLog);
     return report;
   } catch (error) {
+    // applyPlan records each write's failure itself: what reaches here came before any write.
+    if (options.signal?.aborted) {
+      logger.warn(
+        "Stopped {user} by the shutdown signal before any change: " +
+          "nothing was written for this user",
+        { user },
+      );
+      return { user, status: "failed", error: STOPPED, counts: ZERO, skippedAssets: {} };
+    }
     // API errors name endpoint, status, server message and correlation id, never the key;
     // anything else (a bad album name, a defect) still costs only this user.
     const message = error instanceof Error ? error.message : String(error);
@@ -439,6 +460,14 @@ export async function runPass(settings: Settings, options: RunOptions = {}): Pro
   for (const [index, apiKey] of settings.apiKeys.entries()) {
     if (options.signal?.aborted) break;
     reports.push(await processUser(apiKey, index + 1, settings, criteria, options));
+  }
+  const notReached = settings.apiKeys.length - reports.length;
+  if (notReached > 0) {
+    logger.warn(
+      `Stopped by the shutdown signal: ${notReached} of ${
+        plural(settings.apiKeys.length, "user")
+      } not processed; the next run processes them`,
+    );
   }
   const failedUsers = reports.filter((r) => r.status === "failed");
   const failedActions = reports.reduce((sum, r) => sum + r.counts.failed, 0);
