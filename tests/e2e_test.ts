@@ -1,7 +1,7 @@
 /**
- * End to end: the real CLI as a subprocess against the Immich test server (issue 6 acceptance
- * 1–9 and 11). Each test reads the JSON log lines of its runs and the server's recorded
- * requests and stacks; none waits for real time of its own, only for the CLI.
+ * End to end: the real CLI as a subprocess against the Immich test server. Each test reads the
+ * JSON log lines of its runs and the server's recorded requests and stacks; none waits for real
+ * time of its own, only for the CLI.
  */
 import assert from "node:assert/strict";
 import { isDeepStrictEqual as isDeepEqual } from "node:util";

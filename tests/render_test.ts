@@ -92,7 +92,7 @@ Deno.test("renderPlan() says an empty plan has no changes", () => {
   ]);
 });
 
-Deno.test("writeMessage() gives the SPEC message of every kind, real and dry", async (t) => {
+Deno.test("writeMessage() gives the fixed message of every kind, real and dry", async (t) => {
   const plan = planStacks(
     [stack("s1", "solo"), stack("s2", "a", "z"), stack("s3", "d", "c"), stack("s4", "e", "f")],
     [group("a", "b"), group("c", "d"), group("e", "f", "g"), group("h", "i", "j")],

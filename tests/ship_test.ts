@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { loadSettings, SETTINGS } from "../src/config.ts";
+import { loadSettings, SETTINGS, UNSUPPORTED_SETTINGS } from "../src/config.ts";
 import { REQUIRED_PERMISSIONS } from "../src/api/immich.ts";
 import { runPass } from "../src/run.ts";
 import { PERMISSION_FLAGS, RUN_FLAGS, V8_FLAGS } from "../scripts/compile.ts";
@@ -34,6 +34,12 @@ const NOT_SETTINGS = new Set([
   "IMMICH_API_URL", // the GitHub variable of examples/github-actions.yml
   "IMG_E", // the prefix of an iPhone edit's file name
   "KEY", // the placeholder of `KEY=value` lines
+  "NAME", // the placeholder of `NAME=value` lines
+  "DRY_RUNS", // a misspelling the env file section shows being refused
+  "DENO_CERT", // Deno's own variables, for a server with a private certificate
+  "DENO_TLS_CA_STORE",
+  // immich-stack's settings that stacksync names in order to say they have no effect
+  ...UNSUPPORTED_SETTINGS.map((setting) => setting.env),
 ]);
 
 /** The text of a `## ` section of the README, up to the next one. */

@@ -2,9 +2,9 @@
  * Compares the existing stacks with the computed groups and decides what to change, as a
  * {@linkcode Plan} value. Pure: no I/O, no clock, no logger.
  *
- * The rules are DESIGN.md section 4. They are shaped by Immich's merge rule: `POST /stacks`
- * folds in the whole stack of any listed primary and moves listed children out of their
- * stacks. So a create may only list assets whose stacks are already gone, or the assets of
+ * The rules are in docs/architecture.md, "Reconcile rules". They are shaped by Immich's merge
+ * rule: `POST /stacks` folds in the whole stack of any listed primary and moves listed children
+ * out of their stacks. So a create may only list assets whose stacks are already gone, or the assets of
  * one stack that lies wholly inside the group (a grow), and every deletion runs first.
  *
  * @module
@@ -300,7 +300,10 @@ interface Indexed {
   size: number;
 }
 
-/** Stacks by member, every member included (SPEC's index rule), and stack sizes. */
+/**
+ * Stacks by member, every member included (indexing only primaries would make the other
+ * members look unstacked, to be stacked again on every run), and stack sizes.
+ */
 class StackIndex {
   // Keyed by asset id strings only: 50 000 stacks are indexed on every pass, and keying maps
   // by object identity is markedly slower in V8.

@@ -1,6 +1,7 @@
 /**
- * Turns a {@linkcode Plan} into text for people, and holds the SPEC log messages of every
- * write so that `apply` and the rendered plan say the same words. Pure: no logger, no I/O.
+ * Turns a {@linkcode Plan} into text for people, and holds the log messages of every write
+ * (immich-stack's wording, which people's log filters match) so that `apply` and the rendered
+ * plan say the same words. Pure: no logger, no I/O.
  *
  * @module
  */
@@ -22,7 +23,7 @@ export interface WriteMessageOptions {
 }
 
 /**
- * The SPEC log message for a write of an action, word for word:
+ * The log message for a write of an action, word for word as immich-stack logs it:
  *
  * | kind | real run | dry run |
  * |---|---|---|
@@ -83,7 +84,7 @@ export interface RenderPlanOptions {
 /**
  * Renders a plan as lines of text, the way a dry run shows it.
  *
- * Each action gets one line with its dry-run SPEC message (a replace names every stack it
+ * Each action gets one line with its dry-run message (a replace names every stack it
  * replaces) and then an indented note starting with `# ` that gives the reason code and the
  * files involved. Each conflict left alone gets a `Needs replace: stack <ids>` line and a
  * note. The last line counts the actions per kind, like Terraform's `Plan:` line, or says
