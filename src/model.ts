@@ -51,11 +51,35 @@ export interface CriterionFields {
 /** The name of a field only criteria read. */
 export type CriterionField = keyof CriterionFields;
 
-/** An existing stack on the server. `assetIds` holds every member, the primary included. */
+/**
+ * An existing stack on the server. `assetIds` holds every member, the primary included.
+ *
+ * `GET /stacks` lists neither trashed nor hidden members; the run adds those it finds in the
+ * trash and among hidden assets before planning (see docs/safety.md).
+ */
 export interface Stack {
   readonly id: string;
   readonly primaryAssetId: string;
   readonly assetIds: readonly string[];
+  /**
+   * Members that `GET /stacks` showed as archived. Immich's `GET /assets/{id}` names the stack
+   * of a trashed or hidden member only when the stack has a member besides its primary that is
+   * on the timeline, so these decide which stacks may hide a member it did not name.
+   */
+  readonly archivedAssetIds?: readonly string[];
+}
+
+/**
+ * A stack as the pass found it, carried by every action that deletes it, so that a replace
+ * that cannot finish puts it back (Immich gives it a new id).
+ */
+export interface PreviousStack {
+  readonly id: string;
+  readonly primaryAssetId: string;
+  /** Every member, primary first, members Immich does not list included. */
+  readonly assetIds: readonly string[];
+  /** Members in the trash: no create can put them back, Immich leaves them out. */
+  readonly trashedAssetIds: readonly string[];
 }
 
 /**
@@ -117,8 +141,12 @@ export interface ServerVersion {
 /** Why the plan deletes a stack on its own rather than as part of a replace. */
 export type DeleteReason = "single-asset-stack" | "reset";
 
-/** Why a group cannot be reached by a primary update or a grow. */
-export type ConflictReason = "member-outside-group" | "group-spans-stacks";
+/**
+ * Why a group cannot be reached by a primary update or a grow: a member the pass fetched is
+ * outside the group, the group spans stacks, or the stack that would grow holds a member in the
+ * trash (or may hold one Immich does not name), which Immich's merge drops.
+ */
+export type ConflictReason = "member-outside-group" | "group-spans-stacks" | "member-in-trash";
 
 /** Why the plan creates a stack from a group that touches no existing stack. */
 export type CreateReason = "new-group" | "reset";
@@ -139,10 +167,12 @@ export type AssetLabel = Pick<Asset, "id" | "originalFileName">;
 
 /**
  * An asset that a replace takes out of a stack without putting it in the new one, and where
- * it ends up: in another group's stack (`in-other-group`) or in no stack (`in-no-group`).
+ * it ends up: in another group's stack (`in-other-group`) or in no stack (`in-no-group`); or,
+ * for a member the pass never looked at, why: it was not fetched (`not-fetched`: a video, an
+ * archived photo, one outside the filters, a hidden part) or it is in the trash (`in-trash`).
  */
 export interface RemovedAsset extends AssetLabel {
-  readonly reason: "in-other-group" | "in-no-group";
+  readonly reason: "in-other-group" | "in-no-group" | "not-fetched" | "in-trash";
 }
 
 /** What people and logs see about an action; `apply` never reads it. */
@@ -157,6 +187,11 @@ export interface ActionContext {
   readonly added?: readonly AssetLabel[];
   /** For `replace`: members of the deleted stacks that leave them for good. */
   readonly removed?: readonly RemovedAsset[];
+  /**
+   * For `replace`: the deleted stacks that may hold members Immich lists nowhere, which leave
+   * them too.
+   */
+  readonly unseenStackIds?: readonly string[];
 }
 
 /** Delete one stack; its assets stay, unstacked. `assetIds` are its members, primary first. */
@@ -164,6 +199,8 @@ export interface DeleteAction {
   readonly kind: "delete";
   readonly stackId: string;
   readonly assetIds: readonly string[];
+  /** Members in the trash, as in {@linkcode PreviousStack}. */
+  readonly trashedAssetIds: readonly string[];
   readonly reason: DeleteReason;
   readonly context: ActionContext;
 }
@@ -179,9 +216,10 @@ export interface UpdatePrimaryAction {
 }
 
 /**
- * `POST /stacks` with the whole group in its order. The stack `stackId` holds only assets of
- * the group, its primary among them, so Immich's merge rule folds it into the new stack and
- * no member is lost; the stack then has a new id.
+ * `POST /stacks` with the whole group in its order. Every member of the stack `stackId` that
+ * the pass fetched is in the group and none is in the trash; its primary is listed (first when
+ * the pass did not fetch it, so it stays the cover), so Immich's merge rule folds the stack
+ * into the new one and no member is lost; the stack then has a new id.
  */
 export interface GrowAction {
   readonly kind: "grow";
@@ -196,6 +234,12 @@ export interface CreateAction {
   readonly kind: "create";
   readonly assetIds: readonly string[];
   readonly reason: CreateReason;
+  /**
+   * For a reset: the stacks holding its assets before the pass, deleted earlier in the plan.
+   * Like a replace, it is not sent when one of them could not be deleted, and it is undone
+   * together with them.
+   */
+  readonly stackIds?: readonly string[];
   readonly context: ActionContext;
 }
 
@@ -213,6 +257,8 @@ export interface ReplaceAction {
    * plan deletes, so that no stack is deleted twice.
    */
   readonly deleteStackIds: readonly string[];
+  /** The stacks of `deleteStackIds` as they were, in that order, to put back on failure. */
+  readonly previous: readonly PreviousStack[];
   readonly assetIds: readonly string[];
   readonly reason: ConflictReason;
   readonly context: ActionContext;
@@ -251,10 +297,40 @@ export interface Plan {
 }
 
 /**
- * Why an action was not carried out: a dry run, a shutdown signal before it started, or a
- * stack it needed gone that could not be deleted.
+ * Why an action was not carried out: a dry run, a shutdown signal before it started, a stack
+ * it needed gone that could not be deleted, the server refusing the key (401 or 403) earlier in
+ * the pass, or another replace it shares stacks with failing, which put those stacks back.
  */
-export type SkipCause = "dry-run" | "aborted" | "deletion-failed";
+export type SkipCause =
+  | "dry-run"
+  | "aborted"
+  | "deletion-failed"
+  | "access-denied"
+  | "rolled-back";
+
+/** A stack deleted by a replace that could not finish, put back as it was. */
+export interface RestoredStack {
+  /** Its id before the pass. */
+  readonly from: string;
+  /** Its new id. */
+  readonly to: string;
+  /** Members that could not be put back because they are in the trash. */
+  readonly leftOut: readonly string[];
+}
+
+/** A stack deleted by a replace that could not finish, and could not be put back. */
+export interface LostStack {
+  readonly from: string;
+  /** Its members, primary first, for putting it back by hand. */
+  readonly assetIds: readonly string[];
+  readonly error: string;
+}
+
+/** What undoing a replace (or reset) that could not finish did. */
+export interface Rollback {
+  readonly restored: readonly RestoredStack[];
+  readonly lost: readonly LostStack[];
+}
 
 /** What became of one action of a plan. */
 export type Outcome =
@@ -264,5 +340,24 @@ export type Outcome =
     /** The stack made by a `create`, `grow` or `replace`. */
     readonly stackId?: string;
   }
-  | { readonly action: Action; readonly status: "failed"; readonly error: string }
-  | { readonly action: Action; readonly status: "skipped"; readonly because: SkipCause };
+  | {
+    readonly action: Action;
+    readonly status: "failed";
+    readonly error: string;
+    /** The server refused the key (401 or 403): the user's pass stopped here. */
+    readonly accessDenied?: boolean;
+    /** The stacks it had deleted, put back or not. */
+    readonly rollback?: Rollback;
+  }
+  | {
+    readonly action: Action;
+    readonly status: "skipped";
+    readonly because: SkipCause;
+    /** For `deletion-failed`: the stacks it had deleted, put back or not. */
+    readonly rollback?: Rollback;
+    /**
+     * For `aborted` and `access-denied`: the stacks it had deleted before the pass stopped,
+     * which are gone (the next run makes their replacement from the same assets).
+     */
+    readonly deletedStackIds?: readonly string[];
+  };

@@ -16,11 +16,17 @@ import {
   promotionInputs,
 } from "./grouping/criteria.ts";
 import { groupAssets } from "./grouping/group.ts";
-import type { Asset, Outcome, Plan, SkippedAsset } from "./model.ts";
+import type { Asset, Outcome, Plan, SkippedAsset, Stack } from "./model.ts";
 import { createParentOrder, needsFileSize, type PromotionOptions } from "./promotion/parent.ts";
 import { applyPlan } from "./reconcile/apply.ts";
-import { planStacks } from "./reconcile/plan.ts";
-import { renderPlan, summarizePlan } from "./reconcile/render.ts";
+import {
+  actsOnStackMembers,
+  type PlanOptions,
+  planStacks,
+  unnamedAssets,
+  withFileNames,
+} from "./reconcile/plan.ts";
+import { fileList, renderPlan, summarizePlan } from "./reconcile/render.ts";
 
 const logger = getLogger(["stacksync", "run"]);
 
@@ -62,9 +68,13 @@ export interface PassCounts {
 export interface UserReport {
   /** The user's name, or `user <n>` (1-based key position) when it could not be fetched. */
   readonly user: string;
-  /** `done`: every step ran (actions may still have failed); `failed`: the user was skipped. */
-  readonly status: "done" | "failed";
-  /** Why the user was skipped. */
+  /**
+   * `done`: every step ran (actions may still have failed); `stopped`: the server refused the
+   * key (401 or 403) while writing, so no further write was sent; `failed`: the user was
+   * skipped before any write.
+   */
+  readonly status: "done" | "stopped" | "failed";
+  /** Why the user was skipped or stopped. */
   readonly error?: string;
   readonly counts: PassCounts;
   /** Assets left out of grouping or invalid, by reason. */
@@ -80,10 +90,20 @@ export interface RunOptions {
    */
   readonly signal?: AbortSignal;
   /**
-   * Waits between cron passes; rejects when the signal aborts.
+   * Waits between cron passes and before each retry of a request; rejects when the signal
+   * aborts.
    * @default {delay}
    */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Sees each user's plan and what became of its actions, once they are applied. */
+  readonly observe?: (pass: PassRecord) => void;
+}
+
+/** One user's plan and the outcome of each of its actions, for {@linkcode RunOptions.observe}. */
+export interface PassRecord {
+  readonly user: string;
+  readonly plan: Plan;
+  readonly outcomes: readonly Outcome[];
 }
 
 const ZERO: PassCounts = {
@@ -194,7 +214,10 @@ export function summaryLine(report: UserReport, dryRun: boolean): string {
   ];
   if (c.notDone > 0) parts.push(`${c.notDone} not done`);
   parts.push(`${plural(skippedTotal, "asset")} skipped${reasons}`);
-  return `Summary for ${report.user}${dryRun ? " (dry run)" : ""}: ${parts.join(", ")}`;
+  const stopped = report.status === "stopped"
+    ? `; stopped as the server refused the key: ${report.error}`
+    : "";
+  return `Summary for ${report.user}${dryRun ? " (dry run)" : ""}: ${parts.join(", ")}${stopped}`;
 }
 
 /** Whether every user of a pass finished with no failed or unfinished action. */
@@ -243,6 +266,8 @@ async function prepare(
     ? undefined
     : await client.resolveAlbumIds(settings.filterAlbumIds);
   const assets: Asset[] = [];
+  // Fetched assets in the trash (WITH_DELETED): never listed in a create, never moved.
+  const trashed = new Set<string>();
   let invalid = 0;
   let pages = 0;
   for await (
@@ -258,6 +283,7 @@ async function prepare(
     })
   ) {
     for (const asset of page.assets) assets.push(asset);
+    for (const id of page.trashedIds) trashed.add(id);
     invalid += page.invalid.length;
     if (++pages % PAGES_PER_RELEASE === 0) releaseMemory();
   }
@@ -278,14 +304,27 @@ async function prepare(
   const order = createParentOrder(promotion);
   const groups = timed(() => grouping.groups.map((group) => order.promote(group)));
   releaseMemory();
-  const plan = timed(() =>
-    planStacks(stacks, groups, {
-      replaceStacks: settings.replaceStacks,
-      removeSingleAssetStacks: settings.removeSingleAssetStacks,
-      resetStacks: settings.resetStacks,
-      fileNames: namesOfStackMembers(stacks, assets),
-    })
-  );
+  const members = stackMembers(stacks, assets);
+  const options: PlanOptions = {
+    replaceStacks: settings.replaceStacks,
+    removeSingleAssetStacks: settings.removeSingleAssetStacks,
+    resetStacks: settings.resetStacks,
+    fileNames: members.fileNames,
+    notFetched: members.notFetched,
+    trashed,
+  };
+  let plan = timed(() => planStacks(stacks, groups, options));
+  // Members Immich does not list matter only to deletes, grows and replaces: look them up
+  // for such a plan alone, so a pass with nothing to change costs no extra request.
+  if (actsOnStackMembers(plan)) {
+    const found = await findUnlisted(client, stacks, { ...members, trashed }, userLog);
+    if (found !== undefined) {
+      plan = timed(() => planStacks(found.stacks, groups, { ...options, ...found.options }));
+    }
+  }
+  // Members the pass did not fetch are named by id; a few lookups give their file names.
+  const unnamed = unnamedAssets(plan).slice(0, MAX_NAME_LOOKUPS);
+  if (unnamed.length > 0) plan = withFileNames(plan, await client.fileNames(unnamed));
 
   for (const { asset, reason, key, detail } of grouping.skipped) {
     // A time that cannot be read is bad data; a criterion that does not apply is normal.
@@ -322,29 +361,88 @@ async function prepare(
   return { plan, skippedAssets: countSkipped(grouping.skipped, invalid) };
 }
 
-/** File names of the stack members the user has, for messages about stacks no group holds. */
-function namesOfStackMembers(
-  stacks: readonly { assetIds: readonly string[] }[],
-  assets: readonly Asset[],
-): Map<string, string> {
-  const members = new Set<string>();
-  for (const stack of stacks) for (const id of stack.assetIds) members.add(id);
-  const names = new Map<string, string>();
-  for (const asset of assets) {
-    if (members.has(asset.id)) names.set(asset.id, asset.originalFileName);
+/**
+ * The stack members the pass fetched, with their file names (for messages about stacks no
+ * group holds), and those it did not fetch: grouping never judged these, so the plan keeps
+ * them in their stacks.
+ */
+function stackMembers(stacks: readonly Stack[], assets: readonly Asset[]) {
+  const notFetched = new Set<string>();
+  for (const stack of stacks) {
+    notFetched.add(stack.primaryAssetId);
+    for (const id of stack.assetIds) notFetched.add(id);
   }
-  return names;
+  const fileNames = new Map<string, string>();
+  for (const asset of assets) {
+    if (notFetched.delete(asset.id)) fileNames.set(asset.id, asset.originalFileName);
+  }
+  return { fileNames, notFetched };
 }
 
-/** Why a user's pass ended early when the shutdown signal stopped it. */
-const STOPPED = "stopped by the shutdown signal";
+/**
+ * The stacks with the members `GET /stacks` leaves out (trashed and hidden ones) added, and
+ * those members marked in the plan's sets; undefined when there are none.
+ */
+async function findUnlisted(
+  client: ImmichClient,
+  stacks: readonly Stack[],
+  sets: {
+    readonly fileNames: Map<string, string>;
+    readonly notFetched: Set<string>;
+    readonly trashed: Set<string>;
+  },
+  userLog: Logger,
+): Promise<{ stacks: Stack[]; options: Partial<PlanOptions> } | undefined> {
+  const { members, unseenStackIds } = await client.findUnlistedMembers(stacks);
+  userLog.debug("Found {count} trashed or hidden stack members", {
+    count: members.length,
+    unseenStacks: unseenStackIds.length,
+  });
+  if (members.length === 0 && unseenStackIds.length === 0) return undefined;
+  if (unseenStackIds.length > 0) {
+    userLog.info(
+      "Immich does not name the stack of some trashed or hidden assets: {count} stacks that " +
+        "could hold them are neither grown nor counted as holding one asset",
+      { count: unseenStackIds.length },
+    );
+  }
+  const extra = new Map<string, string[]>();
+  for (const member of members) {
+    extra.set(member.stackId, [...extra.get(member.stackId) ?? [], member.id]);
+    sets.fileNames.set(member.id, member.originalFileName);
+    if (member.trashed) sets.trashed.add(member.id);
+    else sets.notFetched.add(member.id);
+  }
+  return {
+    stacks: stacks.map((stack) => {
+      const more = extra.get(stack.id);
+      return more === undefined ? stack : { ...stack, assetIds: [...stack.assetIds, ...more] };
+    }),
+    options: { unseenMembers: new Set(unseenStackIds) },
+  };
+}
+
+/**
+ * How many file names of stack members the pass did not fetch it looks up, for the lines that
+ * say a replace or delete takes them out; the others are named by id.
+ */
+const MAX_NAME_LOOKUPS = 50;
 
 /** How many unfinished actions the closing list names before it says how many more. */
 const MAX_LEFT_UNDONE = 10;
 
+/** Why an action was not done, in words. */
+const SKIP_WORDS: Readonly<Record<string, string>> = {
+  "aborted": "stopped by the shutdown signal",
+  "deletion-failed": "held back as a stack it needed deleted could not be",
+  "access-denied": "not sent as the server refused the key",
+  "rolled-back": "undone as a replace sharing its stacks failed",
+};
+
 /**
  * Lists after the summary what the pass left for the next run, so the failures need not be
- * searched for in a long log.
+ * searched for in a long log. Each line says what became of the stacks involved: a stack a
+ * replace deleted and put back has a new id, one it could not put back is named as such.
  */
 function logLeftUndone(outcomes: readonly Outcome[], userLog: Logger): void {
   const undone = outcomes.filter((outcome): outcome is Exclude<Outcome, { status: "ok" }> =>
@@ -357,11 +455,20 @@ function logLeftUndone(outcomes: readonly Outcome[], userLog: Logger): void {
       : action.kind === "replace"
       ? `replace stack ${action.stackIds.join(", ")}`
       : `${action.kind} stack ${action.stackId}`;
-    const why = outcome.status === "failed" ? outcome.error : `skipped (${outcome.because})`;
-    userLog.warn(`Left for the next run: ${target}: ${why}`, {
+    const why = outcome.status === "failed" ? outcome.error : SKIP_WORDS[outcome.because];
+    const rollback = outcome.rollback;
+    const deleted = outcome.status === "skipped" ? outcome.deletedStackIds ?? [] : [];
+    const after = [
+      ...rollback?.restored.map((stack) => `; stack ${stack.from} was put back as ${stack.to}`) ??
+        [],
+      ...rollback?.lost.map((stack) => `; stack ${stack.from} could not be put back`) ?? [],
+      ...deleted.map((id) => `; stack ${id} is deleted already`),
+    ].join("");
+    userLog.warn(`Left for the next run: ${target}: ${why}${after}`, {
       assetID: action.assetIds[0],
       filename: action.context.assets[0]?.originalFileName,
       reason: action.reason,
+      files: fileList(action.context.assets),
     });
   }
   if (undone.length > MAX_LEFT_UNDONE) {
@@ -382,6 +489,7 @@ async function processUser(
     apiKey,
     timeoutMs: settings.requestTimeout * 1000,
     signal: options.signal,
+    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   });
   try {
     await client.serverVersion();
@@ -408,14 +516,20 @@ async function processUser(
         if (++actions % ACTIONS_PER_RELEASE === 0) releaseMemory();
       },
     });
+    options.observe?.({ user, plan, outcomes });
+    const denied = outcomes.find((outcome) =>
+      outcome.status === "failed" && outcome.accessDenied === true
+    );
     const report: UserReport = {
       user,
-      status: "done",
+      status: denied === undefined ? "done" : "stopped",
+      ...(denied?.status === "failed" ? { error: denied.error } : {}),
       counts: countOutcomes(plan, outcomes, settings.dryRun),
       skippedAssets,
     };
     const summary = summaryLine(report, settings.dryRun);
-    if (report.counts.failed > 0 || report.counts.notDone > 0) userLog.warn(summary);
+    if (report.status === "stopped") userLog.error(summary);
+    else if (report.counts.failed > 0 || report.counts.notDone > 0) userLog.warn(summary);
     else userLog.info(summary);
     logLeftUndone(outcomes, userLog);
     return report;
@@ -427,7 +541,7 @@ async function processUser(
           "nothing was written for this user",
         { user },
       );
-      return { user, status: "failed", error: STOPPED, counts: ZERO, skippedAssets: {} };
+      return { user, status: "failed", error: SKIP_WORDS.aborted, counts: ZERO, skippedAssets: {} };
     }
     // API errors name endpoint, status, server message and correlation id, never the key;
     // anything else (a bad album name, a defect) still costs only this user.
@@ -470,12 +584,15 @@ export async function runPass(settings: Settings, options: RunOptions = {}): Pro
     );
   }
   const failedUsers = reports.filter((r) => r.status === "failed");
+  const stoppedUsers = reports.filter((r) => r.status === "stopped");
   const failedActions = reports.reduce((sum, r) => sum + r.counts.failed, 0);
   const line = `Run finished: ${plural(reports.length, "user")} processed, ` +
-    `${plural(failedUsers.length, "user")} skipped, ${plural(failedActions, "action")} failed`;
+    `${plural(failedUsers.length, "user")} skipped, ` +
+    (stoppedUsers.length > 0 ? `${plural(stoppedUsers.length, "user")} stopped, ` : "") +
+    `${plural(failedActions, "action")} failed`;
   const context = {
     users: reports.length,
-    failedUsers: failedUsers.map((r) => `${r.user}: ${r.error}`),
+    failedUsers: [...failedUsers, ...stoppedUsers].map((r) => `${r.user}: ${r.error}`),
     failedActions,
   };
   if (passSucceeded(reports) && reports.length === settings.apiKeys.length) {

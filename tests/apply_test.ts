@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { getLogger, type LogRecord, reset } from "@logtape/logtape";
 import { recordLogs } from "./_logs.ts";
+import { PermanentError, TransientError } from "../src/api/http.ts";
 import { applyPlan, type StackWriter } from "../src/reconcile/apply.ts";
 import { type PlanGroup, type PlanOptions, planStacks } from "../src/reconcile/plan.ts";
 import type { Outcome, Plan, Stack } from "../src/model.ts";
@@ -28,16 +29,23 @@ function everyKindPlan(): Plan {
   );
 }
 
-/** A writer that records every call and fails the calls named in `failing`. */
-function fakeWriter(failing: ReadonlySet<string> = new Set(), onCall?: (call: string) => void) {
+/**
+ * A writer that records every call and fails the calls named in `failing` (with the error
+ * given, or a plain one); `found` answers `stackWithPrimary` by asset id.
+ */
+function fakeWriter(
+  failing: ReadonlySet<string> | ReadonlyMap<string, Error> = new Set(),
+  onCall?: (call: string) => void,
+  found: ReadonlyMap<string, string> = new Map(),
+) {
   const calls: string[] = [];
   let n = 0;
   const answer = <T>(call: string, value: T): Promise<T> => {
     calls.push(call);
     onCall?.(call);
-    return failing.has(call)
-      ? Promise.reject(new Error(`Server said no to ${call}`))
-      : Promise.resolve(value);
+    if (!failing.has(call)) return Promise.resolve(value);
+    const error = failing instanceof Map ? failing.get(call) : undefined;
+    return Promise.reject(error ?? new Error(`Server said no to ${call}`));
   };
   const writer: StackWriter = {
     createStack: (assetIds) =>
@@ -45,8 +53,19 @@ function fakeWriter(failing: ReadonlySet<string> = new Set(), onCall?: (call: st
     updateStackPrimary: (stackId, primaryAssetId) =>
       answer(`update ${stackId} ${primaryAssetId}`, undefined),
     deleteStack: (stackId) => answer(`delete ${stackId}`, undefined),
+    stackWithPrimary: (assetId) =>
+      answer(`find ${assetId}`, found.has(assetId) ? { id: found.get(assetId)! } : undefined),
   };
   return { writer, calls };
+}
+
+/** An answer of the server with `status`, as the HTTP client throws it. */
+function answered(status: number, path = "/stacks"): Error {
+  const details = { method: "POST", path, status, serverMessage: "no", attempt: 1 } as const;
+  const message = `API request failed: POST ${path} answered ${status} no`;
+  return status >= 500
+    ? new TransientError(message, details)
+    : new PermanentError(message, details);
 }
 
 /** Runs `fn` with LogTape writing into a buffer; returns `level message` lines and records. */
@@ -99,7 +118,7 @@ Deno.test("applyPlan() logs each write with its fixed message and its context", 
   assert.deepEqual(lines, [
     "info Deleted stack s1",
     "info Deleted stack s2 - replacing child stack with new one",
-    "debug Created stack new1 replacing s2",
+    "info Created stack new1 replacing s2",
     "info Updated stack s3",
     "info Updated stack s4",
     "info Success! Stack created",
@@ -110,6 +129,7 @@ Deno.test("applyPlan() logs each write with its fixed message and its context", 
     filename: "c.jpg",
     reason: "primary-changed",
     assets: 2,
+    files: "c.jpg (parent), d.jpg",
   });
   assert.deepEqual(records[5].properties, {
     stackID: "new3",
@@ -117,6 +137,7 @@ Deno.test("applyPlan() logs each write with its fixed message and its context", 
     filename: "h.jpg",
     reason: "new-group",
     assets: 2,
+    files: "h.jpg (parent), i.jpg",
   });
   assert.equal(records[4].properties.newStackID, "new2");
 });
@@ -146,7 +167,9 @@ Deno.test("applyPlan() logs a failed action with its context and carries on", as
   const { lines, records } = await captureLogs(async () => {
     outcomes = await applyPlan(everyKindPlan(), writer, { dryRun: false });
   });
-  assert.equal(calls.length, 6);
+  // The failed create is looked up once: its answer might have been lost after the work.
+  assert.equal(calls.length, 7);
+  assert.equal(calls.at(-1), "find h");
   assert.deepEqual(statuses(outcomes), [
     "delete ok",
     "replace ok -> new1",
@@ -321,4 +344,168 @@ Deno.test("applyPlan() calls afterAction after each action, in dry and real runs
     await applyPlan(everyKindPlan(), writer, { dryRun: true, afterAction: () => after++ });
     assert.deepEqual([calls, after], [[], 5]);
   });
+});
+
+Deno.test("applyPlan() puts back the stacks of a replace whose create fails, cover first", async () => {
+  const plan = planStacks(
+    [stack("s1", "z", "a", "t"), stack("s2", "b", "y")],
+    [group("a", "b")],
+    { ...REPLACE, trashed: new Set(["t"]) },
+  );
+  const { writer, calls } = fakeWriter(new Map([["create a,b", answered(400)]]));
+  let outcomes: Outcome[] = [];
+  const { lines } = await captureLogs(async () => {
+    outcomes = await applyPlan(plan, writer, { dryRun: false });
+  });
+  // A 400 means nothing was made: no lookup before putting back.
+  assert.deepEqual(calls, ["delete s1", "delete s2", "create a,b", "create z,a", "create b,y"]);
+  assert.equal(outcomes[0].status, "failed");
+  assert.deepEqual(outcomes[0].status === "failed" && outcomes[0].rollback, {
+    restored: [
+      { from: "s1", to: "new1", leftOut: ["t"] },
+      { from: "s2", to: "new2", leftOut: [] },
+    ],
+    lost: [],
+  });
+  assert.ok(
+    lines.includes("warning Put back stack s1 as stack new1 without 1 members in the trash"),
+  );
+  assert.ok(lines.includes("warning Put back stack s2 as stack new2"));
+});
+
+Deno.test("applyPlan() undoes replaces that share a stack together", async () => {
+  const plan = planStacks(
+    [stack("s1", "a", "b", "c", "d")],
+    [group("a", "b"), group("c", "d")],
+    REPLACE,
+  );
+  const { writer, calls } = fakeWriter(new Map([["create c,d", answered(400)]]));
+  const outcomes = await applyPlan(plan, writer, { dryRun: false });
+  assert.deepEqual(calls, [
+    "delete s1",
+    "create a,b",
+    "create c,d",
+    "delete new1",
+    "create a,b,c,d",
+  ]);
+  assert.deepEqual(statuses(outcomes), [
+    "replace skipped (rolled-back)",
+    "replace failed: Failed to create stack: API request failed: POST /stacks answered 400 no",
+  ]);
+});
+
+Deno.test("applyPlan() puts back what a replace deleted when another of its deletions fails", async () => {
+  const plan = planStacks(
+    [stack("s1", "a", "x"), stack("s2", "b", "y")],
+    [group("a", "b")],
+    REPLACE,
+  );
+  const { writer, calls } = fakeWriter(new Set(["delete s2"]));
+  const outcomes = await applyPlan(plan, writer, { dryRun: false });
+  assert.deepEqual(calls, ["delete s1", "delete s2", "create a,x"]);
+  assert.equal(outcomes[0].status, "failed");
+  assert.deepEqual(outcomes[0].status === "failed" && outcomes[0].rollback, {
+    restored: [{ from: "s1", to: "new1", leftOut: [] }],
+    lost: [],
+  });
+});
+
+Deno.test("applyPlan() takes a create whose answer was lost as done when the stack exists", async () => {
+  const plan = planStacks([stack("s1", "a", "x")], [group("a", "b")], REPLACE);
+  const { writer, calls } = fakeWriter(
+    new Map([["create a,b", answered(500)]]),
+    undefined,
+    new Map([["a", "made"]]),
+  );
+  const outcomes = await applyPlan(plan, writer, { dryRun: false });
+  assert.deepEqual(calls, ["delete s1", "create a,b", "find a"]);
+  assert.deepEqual(statuses(outcomes), ["replace ok -> made"]);
+});
+
+Deno.test("applyPlan() puts nothing back when it cannot tell whether a create was done", async () => {
+  const plan = planStacks([stack("s1", "a", "x")], [group("a", "b")], REPLACE);
+  const { writer, calls } = fakeWriter(
+    new Map([["create a,b", answered(500)], ["find a", answered(503, "/stacks")]]),
+  );
+  let outcomes: Outcome[] = [];
+  const { lines } = await captureLogs(async () => {
+    outcomes = await applyPlan(plan, writer, { dryRun: false });
+  });
+  assert.deepEqual(calls, ["delete s1", "create a,b", "find a"]);
+  assert.equal(outcomes[0].status, "failed");
+  assert.ok(lines.some((line) => line.startsWith("error Could not put back stack s1: ")));
+});
+
+Deno.test("applyPlan() sends nothing more once the server answers 401 or 403", async (t) => {
+  for (const status of [401, 403]) {
+    await t.step(String(status), async () => {
+      const { writer, calls } = fakeWriter(new Map([["update s3 c", answered(status)]]));
+      const outcomes = await applyPlan(everyKindPlan(), writer, { dryRun: false });
+      assert.deepEqual(calls, ["delete s1", "delete s2", "create a,b", "update s3 c"]);
+      assert.deepEqual(statuses(outcomes).slice(2), [
+        `update-primary failed: Failed to update stack s3: API request failed: POST /stacks ` +
+        `answered ${status} no`,
+        "grow skipped (access-denied)",
+        "create skipped (access-denied)",
+      ]);
+      assert.equal(outcomes[2].status === "failed" && outcomes[2].accessDenied, true);
+    });
+  }
+});
+
+Deno.test("applyPlan() with a reset holds back creates listing a stack it could not delete", async () => {
+  const plan = planStacks(
+    [stack("s1", "a", "x"), stack("s2", "b", "y"), stack("s3", "q", "r")],
+    [group("a", "b"), group("c", "d")],
+    { ...REPLACE, resetStacks: true },
+  );
+  const { writer, calls } = fakeWriter(new Set(["delete s2"]));
+  const outcomes = await applyPlan(plan, writer, { dryRun: false });
+  // s1 shared the held-back create with s2: it is put back; s3 and the other group go on.
+  assert.deepEqual(calls, ["delete s1", "delete s2", "delete s3", "create a,x", "create c,d"]);
+  assert.deepEqual(statuses(outcomes), [
+    "delete ok",
+    "delete failed: Failed to delete stack s2: Server said no to delete s2",
+    "delete ok",
+    "create skipped (deletion-failed)",
+    "create ok -> new2",
+  ]);
+});
+
+Deno.test("applyPlan() refuses a create of fewer than 2 different assets without sending it", async () => {
+  const create = {
+    kind: "create",
+    assetIds: ["a", "a"],
+    reason: "new-group",
+    context: { assets: [] },
+  } as const;
+  const { writer, calls } = fakeWriter();
+  const outcomes = await applyPlan({ actions: [create], inSync: [], needsReplace: [] }, writer, {
+    dryRun: false,
+  });
+  assert.deepEqual(calls, []);
+  assert.deepEqual(statuses(outcomes), [
+    "create failed: Failed to create stack: Cannot create a stack of fewer than 2 different " +
+    "assets: current value is a, a",
+  ]);
+});
+
+Deno.test("applyPlan() logs one line per action in a dry run, with the files and what leaves unfetched", async () => {
+  const plan = planStacks(
+    [stack("s1", "a", "b", "c", "d", "clip")],
+    [group("a", "b"), group("c", "d")],
+    { ...REPLACE, notFetched: new Set(["clip"]), fileNames: new Map([["clip", "CLIP.mp4"]]) },
+  );
+  const { writer } = fakeWriter();
+  const { lines, records } = await captureLogs(() => applyPlan(plan, writer, { dryRun: true }));
+  assert.deepEqual(lines, [
+    "info [DRY RUN] Would replace stack s1",
+    "info [DRY RUN] Replacing stack s1 would take out assets this pass did not fetch: CLIP.mp4",
+    "info [DRY RUN] Would replace stack s1",
+  ]);
+  assert.deepEqual(records.map((record) => record.properties.files), [
+    "a.jpg (parent), b.jpg",
+    undefined,
+    "c.jpg (parent), d.jpg",
+  ]);
 });

@@ -4,10 +4,9 @@
  * `tests/testdata/immich-fixtures/` — users and API keys with permissions, owner scoping, the
  * merge rule of `POST /stacks` (through {@linkcode StackStore}), `search/metadata` paging with
  * `nextPage` strings, visibility by server version, partner assets, and error bodies in the v1/v2
- * or v3 shape. It records every request
- * (never the key) and injects faults on demand (errors, dropped connections, latency, and a
- * route that never answers). Tests, `deno task demo`, `deno task sandbox` and `deno task bench`
- * all use it.
+ * or v3 shape. It records every request (never the key) and injects faults on demand (errors,
+ * dropped connections, latency, and a route that never answers). Tests, `deno task demo`,
+ * `deno task sandbox` and `deno task bench` all use it.
  *
  * Paths in {@linkcode RecordedRequest} and in fault route keys are relative to `/api`, e.g.
  * `POST /stacks` or `DELETE /stacks/{id}`.
@@ -180,10 +179,27 @@ export interface RouteFault {
   readonly drop?: boolean;
   /** Accept the request and never answer it (until the server closes), as a stuck server does. */
   readonly hang?: boolean;
+  /** How many matching requests pass untouched before it applies. @default {0} */
+  readonly skip?: number;
   /** How many requests it applies to. @default {forever} */
   readonly times?: number;
   /** @default {a status-appropriate text} */
   readonly message?: string;
+  /**
+   * Do the work first, then answer `status` (the client cannot know it succeeded). When the
+   * work itself fails, its own answer is sent instead.
+   */
+  readonly afterWork?: boolean;
+}
+
+/** Search paging that breaks Immich's contract, for clients that must not trust it. */
+export interface SearchPagingFault {
+  /** Answer every search page with this `nextPage`, e.g. `"2"` forever. */
+  readonly nextPage?: string;
+  /** Answer every page with the items of page 1 (and `nextPage` the page after the asked one). */
+  readonly repeatFirstPage?: boolean;
+  /** How many search answers misbehave. @default {forever} */
+  readonly times?: number;
 }
 
 /**
@@ -206,6 +222,13 @@ export interface FaultOptions {
   readonly latencyMs?: number;
   /** Forced answers by `"METHOD /path"`, the path concrete or as a template (`/stacks/{id}`). */
   readonly routes?: Readonly<Record<string, RouteFault>>;
+  /** Misbehaving `POST /search/metadata` paging. */
+  readonly searchPaging?: SearchPagingFault;
+  /**
+   * Called before each API request is answered (faults included), e.g. to upload an asset
+   * between two search pages.
+   */
+  readonly beforeAnswer?: (request: { readonly method: string; readonly path: string }) => void;
 }
 
 /** A running test server. */
@@ -314,6 +337,8 @@ interface AssetRec {
   readonly isFavorite: boolean;
   visibility: TestVisibility;
   isTrashed: boolean;
+  /** When the asset went to the trash; null when it is not there. */
+  deletedAt: number | null;
   readonly livePhotoVideoId: string | null;
   readonly checksum: string;
   readonly thumbhash: string;
@@ -346,6 +371,8 @@ interface Version {
   readonly mode: VersionMode;
   /** v1/v2 error bodies `{message, error, statusCode, correlationId}`, class-validator texts. */
   readonly legacyErrors: boolean;
+  /** `GET /api-keys/me` exists (v1.139+); before, the path is `GET /api-keys/{id}` with "me". */
+  readonly hasApiKeyMe: boolean;
 }
 
 /** An HTTP error answer; `errors` holds zod issues of a validation failure. */
@@ -395,7 +422,14 @@ function parseVersion(text: string): Version {
     : major === 2 || (major === 1 && minor >= 133)
     ? "visibility"
     : "legacy";
-  return { major, minor, patch, mode, legacyErrors: major < 3 };
+  return {
+    major,
+    minor,
+    patch,
+    mode,
+    legacyErrors: major < 3,
+    hasApiKeyMe: major > 1 || minor >= 139,
+  };
 }
 
 const CORRELATION_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -466,6 +500,8 @@ function searchBody(legacy: boolean) {
     originalFileName: z.string().optional(),
     takenAfter: isoDateTime.optional(),
     takenBefore: isoDateTime.optional(),
+    trashedAfter: isoDateTime.optional(),
+    trashedBefore: isoDateTime.optional(),
     albumIds: z.array(uuid).optional(),
     withDeleted: bool().optional(),
     withExif: bool().optional(),
@@ -519,6 +555,8 @@ interface SearchFilter {
   readonly originalFileName?: string;
   readonly takenAfter?: number;
   readonly takenBefore?: number;
+  readonly trashedAfter?: number;
+  readonly trashedBefore?: number;
   readonly albumIds?: readonly string[];
   readonly withDeleted: boolean;
   readonly withStacked?: boolean;
@@ -574,6 +612,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
   let faults: FaultOptions = {};
   let random = seededRandom(1);
   const routeFaultUses = new Map<string, number>();
+  let searchPagingUses = 0;
   /** Pending latency waits, released at close so no connection task hangs. */
   const sleepers = new Map<ReturnType<typeof setTimeout>, () => void>();
   let closed = false;
@@ -583,7 +622,10 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
   function storeOf(userId: string): StackStore {
     let store = stores.get(userId);
     if (store === undefined) {
-      store = new StackStore();
+      store = new StackStore({
+        isTrashed: (assetId) => assets.get(assetId)?.isTrashed ?? false,
+        isListed: (assetId) => listedMember(assets.get(assetId)),
+      });
       stores.set(userId, store);
     }
     return store;
@@ -681,6 +723,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       isFavorite: input.isFavorite ?? false,
       visibility: input.visibility ?? "timeline",
       isTrashed: input.isTrashed ?? false,
+      deletedAt: input.isTrashed === true ? now : null,
       livePhotoVideoId: input.livePhotoVideoId ?? null,
       checksum: input.checksum ?? fakeChecksum(id),
       thumbhash: "lBgKHYaYmIdvZ3h8iad4h9z3h0tf",
@@ -806,7 +849,10 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     if (asset === undefined) {
       throw new TypeError(`Cannot update an unknown asset: current value is ${assetId}`);
     }
-    if (changes.isTrashed !== undefined) asset.isTrashed = changes.isTrashed;
+    if (changes.isTrashed !== undefined && changes.isTrashed !== asset.isTrashed) {
+      asset.isTrashed = changes.isTrashed;
+      asset.deletedAt = changes.isTrashed ? tick() : null;
+    }
     if (changes.visibility !== undefined) asset.visibility = changes.visibility;
     assetGeneration++;
   }
@@ -904,9 +950,32 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     return out;
   }
 
-  /** `GET /stacks` leaves out trashed and hidden members. */
+  /**
+   * `GET /stacks` and `GET /stacks/{id}` list only members that are not trashed and whose
+   * visibility is timeline or archive (Immich's withDefaultVisibility).
+   */
   function listedMember(asset: AssetRec | undefined): asset is AssetRec {
-    return asset !== undefined && !asset.isTrashed && asset.visibility !== "hidden";
+    return asset !== undefined && !asset.isTrashed &&
+      (asset.visibility === "timeline" || asset.visibility === "archive");
+  }
+
+  /**
+   * The `stack` of `GET /assets/{id}`: Immich builds it from the members other than the primary
+   * that are not trashed and on the timeline, so it is null when there is none (a 1-asset stack,
+   * recorded in 027, or one whose other members are all trashed, hidden or archived), and
+   * `assetCount` counts those members plus the primary (recorded: 2 for a stack of three with
+   * one member in the trash).
+   */
+  function assetStackView(stack: StackRecord | undefined) {
+    if (stack === undefined) return null;
+    const shown = stack.assetIds.filter((id) => {
+      const member = assets.get(id);
+      return id !== stack.primaryAssetId && member !== undefined && !member.isTrashed &&
+        member.visibility === "timeline";
+    });
+    return shown.length === 0
+      ? null
+      : { id: stack.id, primaryAssetId: stack.primaryAssetId, assetCount: shown.length + 1 };
   }
 
   function stackJson(stack: StackRecord, tags: boolean) {
@@ -928,8 +997,12 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       originalFileName: body.originalFileName?.toLowerCase(),
       takenAfter: body.takenAfter === undefined ? undefined : Date.parse(body.takenAfter),
       takenBefore: body.takenBefore === undefined ? undefined : Date.parse(body.takenBefore),
+      trashedAfter: body.trashedAfter === undefined ? undefined : Date.parse(body.trashedAfter),
+      trashedBefore: body.trashedBefore === undefined ? undefined : Date.parse(body.trashedBefore),
       albumIds: body.albumIds,
-      withDeleted: body.withDeleted ?? false,
+      // Immich searches the trash whenever a trash date bounds the search.
+      withDeleted: (body.withDeleted ?? false) || body.trashedAfter !== undefined ||
+        body.trashedBefore !== undefined,
       withStacked: body.withStacked,
       isFavorite: body.isFavorite,
     };
@@ -977,6 +1050,14 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
         if (filter.isFavorite !== undefined && asset.isFavorite !== filter.isFavorite) continue;
         if (filter.takenAfter !== undefined && asset.fileCreatedAt < filter.takenAfter) continue;
         if (filter.takenBefore !== undefined && asset.fileCreatedAt > filter.takenBefore) continue;
+        if (
+          filter.trashedAfter !== undefined &&
+          (asset.deletedAt === null || asset.deletedAt < filter.trashedAfter)
+        ) continue;
+        if (
+          filter.trashedBefore !== undefined &&
+          (asset.deletedAt === null || asset.deletedAt > filter.trashedBefore)
+        ) continue;
         if (
           filter.originalFileName !== undefined &&
           !asset.originalFileName.toLowerCase().includes(filter.originalFileName)
@@ -1074,8 +1155,15 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       segments: ["api-keys", "me"],
       permission: null,
       handle: (ctx) => {
-        // Before v2 there was no /api-keys/me: the path fell through to /api-keys/{id}.
-        if (version.major < 2) validate(idParams, { id: "me" });
+        // Before v1.139 there was no /api-keys/me: the path fell through to /api-keys/{id},
+        // whose guard wants apiKey.read before its pipe refuses "me" as an id.
+        if (!version.hasApiKeyMe) {
+          const granted = ctx.key.permissions;
+          if (!granted.includes(PERMISSION_ALL) && !granted.includes("apiKey.read")) {
+            throw new ApiError(403, "Missing required permission: apiKey.read");
+          }
+          validate(idParams, { id: "me" });
+        }
         return {
           status: 200,
           body: {
@@ -1187,8 +1275,18 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
         const page = body.page ?? 1;
         const size = body.size ?? 250;
         const found = searchAssets(ctx.user.id, toFilter(body));
-        const start = (page - 1) * size;
+        const paging = faults.searchPaging;
+        const misbehave = paging !== undefined &&
+          (paging.times === undefined || searchPagingUses++ < paging.times);
+        const start = misbehave && paging.repeatFirstPage === true ? 0 : (page - 1) * size;
         const items = found.slice(start, start + size);
+        const nextPage = misbehave && paging.nextPage !== undefined
+          ? paging.nextPage
+          : misbehave && paging.repeatFirstPage === true
+          ? String(page + 1)
+          : start + size < found.length
+          ? String(page + 1)
+          : null;
         const view: AssetView = { time: isoTime, exif: body.withExif ?? false, tags: false };
         return {
           status: 200,
@@ -1199,7 +1297,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
               count: items.length,
               items: items.map((asset) => assetJson(asset, view)),
               facets: [],
-              nextPage: start + size < found.length ? String(page + 1) : null,
+              nextPage,
             },
           },
         };
@@ -1224,13 +1322,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
         if (asset === undefined || !readableOwner(ctx.user.id, asset.ownerId)) {
           throw new ApiError(400, "Not found or no asset.read access");
         }
-        const stack = storeOf(asset.ownerId).stackOf(asset.id);
-        // Recorded (027): a 1-asset stack shows as no stack on its primary.
-        const stackView = stack === undefined || stack.assetIds.length < 2 ? null : {
-          id: stack.id,
-          primaryAssetId: stack.primaryAssetId,
-          assetCount: stack.assetIds.length,
-        };
+        const stackView = assetStackView(storeOf(asset.ownerId).stackOf(asset.id));
         return {
           status: 200,
           body: assetJson(asset, {
@@ -1360,18 +1452,15 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
   ): RouteFault | undefined {
     const table = faults.routes;
     if (table === undefined) return undefined;
-    for (
-      const key of [
-        `${method} ${path}`,
-        template === undefined ? undefined : `${method} ${template}`,
-      ]
-    ) {
-      if (key === undefined) continue;
+    // A path without parameters is its own template: count it once.
+    const keys = new Set([`${method} ${path}`, `${method} ${template ?? path}`]);
+    for (const key of keys) {
       const fault = table[key];
       if (fault === undefined) continue;
-      const used = routeFaultUses.get(key) ?? 0;
-      if (fault.times !== undefined && used >= fault.times) continue;
-      routeFaultUses.set(key, used + 1);
+      const seen = routeFaultUses.get(key) ?? 0;
+      routeFaultUses.set(key, seen + 1);
+      const used = seen - (fault.skip ?? 0);
+      if (used < 0 || (fault.times !== undefined && used >= fault.times)) continue;
       return fault;
     }
     return undefined;
@@ -1428,6 +1517,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
 
     if (faults.latencyMs !== undefined && faults.latencyMs > 0) await sleep(faults.latencyMs);
     if (closed) return "drop";
+    if (isApi) faults.beforeAnswer?.({ method: request.method, path });
 
     const segments = path.split("/").filter((part) => part !== "");
     const matched = isApi ? matchRoute(request.method, segments) : undefined;
@@ -1444,7 +1534,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       if (forced.hang === true) await sleep(2 ** 31 - 1);
       return "drop";
     }
-    if (forced !== undefined) {
+    if (forced !== undefined && forced.afterWork !== true) {
       const status = forced.status ?? 500;
       record(status);
       const extra: [string, string][] = status === 429 && faults.retryAfterSeconds !== undefined
@@ -1525,6 +1615,15 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
         id,
       );
     }
+    if (forced?.afterWork === true) {
+      const status = forced.status ?? 500;
+      record(status);
+      return jsonResponse(
+        status,
+        errorBody(status, forced.message ?? defaultMessage(status), id),
+        id,
+      );
+    }
     if (draw(faults.error5xxAfterWorkRate)) {
       record(500);
       return jsonResponse(500, errorBody(500, "Internal server error", id), id);
@@ -1586,6 +1685,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       faults = next;
       random = seededRandom(next.seed ?? 1);
       routeFaultUses.clear();
+      searchPagingUses = 0;
     },
     close,
     [Symbol.asyncDispose]: close,

@@ -419,7 +419,7 @@ Deno.test("startImmichServer() answers errors in the v1/v2 shape on older versio
   }
 });
 
-Deno.test("startImmichServer() answers api-keys/me with the key's permissions on v2+ and 400 before", async () => {
+Deno.test("startImmichServer() answers api-keys/me from v1.139, and before as /api-keys/{id}", async () => {
   await using v3 = await startImmichServer();
   const user = v3.addUser({ name: "Keys" });
   const key = v3.addKey(user.id, { permissions: ["asset.read", "stack.read"] });
@@ -433,11 +433,102 @@ Deno.test("startImmichServer() answers api-keys/me with the key's permissions on
     message: "Missing required permission: stack.delete",
   }]);
 
+  await using v1139 = await startImmichServer({ version: "1.139.0" });
+  const recent = v1139.addUser({ name: "Keys" });
+  assert.equal(
+    (await clientFor(v1139, v1139.addKey(recent.id)).call("GET", "/api-keys/me")).status,
+    200,
+  );
+
+  // Before: the guard of GET /api-keys/{id} wants apiKey.read, then "me" is not an id.
   await using v1 = await startImmichServer({ version: "1.118.2" });
   const old = v1.addUser({ name: "Keys" });
   const answer = await clientFor(v1, v1.addKey(old.id)).call("GET", "/api-keys/me");
   assert.equal(answer.status, 400);
   assert.deepEqual((answer.body as { message: string[] }).message, ["id must be a UUID"]);
+  const narrow = v1.addKey(old.id, { permissions: ["stack.read"] });
+  const refused = await clientFor(v1, narrow).call("GET", "/api-keys/me");
+  assert.equal(refused.status, 403);
+});
+
+Deno.test("startImmichServer() answers the permission probes like Immich: 400 with, 403 without", async () => {
+  await using server = await startImmichServer({ version: "1.132.3" });
+  const user = server.addUser({ name: "Probe" });
+  const probes: [string, string, unknown][] = [
+    ["POST", "/stacks", {}],
+    ["PUT", "/stacks/00000000-0000-4000-8000-000000000000", {}],
+    ["DELETE", "/stacks/00000000-0000-4000-8000-000000000000", undefined],
+  ];
+  const all = clientFor(server, server.addKey(user.id));
+  const none = clientFor(server, server.addKey(user.id, { permissions: ["stack.read"] }));
+  for (const [method, path, body] of probes) {
+    assert.equal((await all.call(method, path, body)).status, 400, `${method} ${path}`);
+    assert.equal((await none.call(method, path, body)).status, 403, `${method} ${path}`);
+  }
+  assert.deepEqual(server.stacks(user.id), []);
+});
+
+Deno.test("startImmichServer() hides trashed members as recorded, and names a stack on an asset only with a timeline member", async () => {
+  await using server = await startImmichServer();
+  const user = server.addUser({ name: "Trash" });
+  const client = clientFor(server, server.addKey(user.id));
+  const [edited, jpg, dng, other, trashedChild] = server.addAssets(user.id, [
+    { originalFileName: "IMG_0003_edited.jpg" },
+    { originalFileName: "IMG_0003.jpg" },
+    { originalFileName: "IMG_0003.dng" },
+    { originalFileName: "IMG_0009.jpg" },
+    { originalFileName: "IMG_0009.dng" },
+  ]);
+  const stack = server.addStack(user.id, [edited.id, jpg.id, dng.id]);
+  const lonely = server.addStack(user.id, [other.id, trashedChild.id]);
+  server.updateAsset(dng.id, { isTrashed: true });
+  server.updateAsset(trashedChild.id, { isTrashed: true });
+
+  const one = await client.call("GET", `/stacks/${stack.id}`);
+  assert.deepEqual((one.body as { assets: { id: string }[] }).assets.map((a) => a.id), [
+    edited.id,
+    jpg.id,
+  ]);
+  const trashedView = await client.call("GET", `/assets/${dng.id}`);
+  assert.deepEqual((trashedView.body as { stack: unknown }).stack, {
+    id: stack.id,
+    primaryAssetId: edited.id,
+    assetCount: 2,
+  });
+  // No member besides the primary is on the timeline: Immich names no stack.
+  for (const id of [other.id, trashedChild.id]) {
+    const view = await client.call("GET", `/assets/${id}`);
+    assert.equal((view.body as { stack: unknown }).stack, null, id);
+  }
+  assert.deepEqual(server.stacks(user.id).find((s) => s.id === lonely.id)?.assetIds, [
+    other.id,
+    trashedChild.id,
+  ]);
+
+  // A grow through the primary drops the trashed member for good.
+  const [newer] = server.addAssets(user.id, [{ originalFileName: "IMG_0004.jpg" }]);
+  const grown = await client.call("POST", "/stacks", { assetIds: [edited.id, jpg.id, newer.id] });
+  assert.equal(grown.status, 201);
+  server.updateAsset(dng.id, { isTrashed: false });
+  const restored = await client.call("GET", `/assets/${dng.id}`);
+  assert.equal((restored.body as { stack: unknown }).stack, null);
+});
+
+Deno.test("startImmichServer() searches the trash with trashedAfter and leaves stacked assets out with withStacked false", async () => {
+  await using server = await startImmichServer();
+  const { user, client, assets: [a, b, c, d] } = fourAssetUser(server);
+  server.addStack(user.id, [a.id, b.id]);
+  server.updateAsset(b.id, { isTrashed: true });
+  server.updateAsset(c.id, { isTrashed: true });
+  const names = async (body: Record<string, unknown>) =>
+    ((await client.call("POST", "/search/metadata", body)).body as SearchPage).assets.items
+      .map((item) => (item as { originalFileName?: string }).originalFileName).sort();
+  const epoch = "1970-01-01T00:00:00.000Z";
+  assert.deepEqual(await names({ trashedAfter: epoch }), ["b.jpg", "c.jpg"]);
+  assert.deepEqual(await names({ trashedAfter: epoch, withStacked: false }), ["c.jpg"]);
+  assert.deepEqual(await names({ trashedBefore: epoch }), []);
+  assert.deepEqual(await names({}), ["a.jpg", "d.jpg"]);
+  assert.equal(d.isTrashed, false);
 });
 
 Deno.test("startImmichServer() records requests without the key and with the user", async () => {
@@ -480,18 +571,24 @@ Deno.test("startImmichServer() answers HTML outside /api and 404 for unknown API
   }]);
 });
 
-Deno.test("startImmichServer() leaves trashed and hidden members out of GET /stacks", async () => {
-  await using server = await startImmichServer();
-  const user = server.addUser({ name: "Hidden" });
+/** A user with a key and the images a.jpg to d.jpg. */
+function fourAssetUser(server: ImmichServer) {
+  const user = server.addUser({ name: "Four" });
   const client = clientFor(server, server.addKey(user.id));
-  const [a, b, c] = server.addAssets(user.id, [
-    { originalFileName: "a.jpg" },
-    { originalFileName: "b.jpg" },
-    { originalFileName: "c.jpg" },
-  ]);
-  const stack = server.addStack(user.id, [a.id, b.id, c.id]);
+  const assets = server.addAssets(
+    user.id,
+    ["a", "b", "c", "d"].map((name) => ({ originalFileName: `${name}.jpg` })),
+  );
+  return { user, client, assets };
+}
+
+Deno.test("startImmichServer() leaves trashed, hidden and locked members out of GET /stacks", async () => {
+  await using server = await startImmichServer();
+  const { user, client, assets: [a, b, c, d] } = fourAssetUser(server);
+  const stack = server.addStack(user.id, [a.id, b.id, c.id, d.id]);
   server.updateAsset(b.id, { isTrashed: true });
   server.updateAsset(c.id, { visibility: "hidden" });
+  server.updateAsset(d.id, { visibility: "locked" });
   const list = await client.call("GET", "/stacks");
   assert.deepEqual(
     (list.body as { id: string; assets: { id: string }[] }[]).map((
@@ -502,7 +599,7 @@ Deno.test("startImmichServer() leaves trashed and hidden members out of GET /sta
   assert.deepEqual(server.stacks(user.id), [{
     id: stack.id,
     primaryAssetId: a.id,
-    assetIds: [a.id, b.id, c.id],
+    assetIds: [a.id, b.id, c.id, d.id],
   }]);
 });
 
@@ -557,6 +654,45 @@ Deno.test("setFaults() can do the work and still answer 500", async () => {
   const answer = await client.call("POST", "/stacks", { assetIds });
   assert.deepEqual([answer.status, answer.body], [500, { message: "Internal server error" }]);
   assert.deepEqual(server.stacks(user.id).map((s) => s.assetIds), [assetIds]);
+});
+
+Deno.test("setFaults() can let requests through first, and fail a route after its work", async () => {
+  await using server = await startImmichServer();
+  const { user, client, assetIds } = twoAssetUser(server);
+  server.setFaults({
+    routes: { "POST /stacks": { status: 503, afterWork: true, skip: 1, times: 1 } },
+  });
+  assert.equal((await client.call("POST", "/stacks", { assetIds })).status, 201);
+  assert.equal((await client.call("POST", "/stacks", { assetIds })).status, 503);
+  assert.equal(server.stacks(user.id).length, 1);
+  const [first] = server.stacks(user.id);
+  assert.equal((await client.call("POST", "/stacks", { assetIds })).status, 201);
+  assert.notEqual(server.stacks(user.id)[0].id, first.id);
+  // Work that fails answers its own error, not the forced one.
+  server.setFaults({ routes: { "DELETE /stacks/{id}": { status: 500, afterWork: true } } });
+  const gone = await client.call("DELETE", `/stacks/${crypto.randomUUID()}`);
+  assert.equal(gone.status, 400);
+});
+
+Deno.test("setFaults() breaks search paging and runs a hook before each answer", async () => {
+  await using server = await startImmichServer();
+  const { client } = twoAssetUser(server);
+  const seen: string[] = [];
+  server.setFaults({
+    searchPaging: { nextPage: "2", times: 2 },
+    beforeAnswer: ({ method, path }) => seen.push(`${method} ${path}`),
+  });
+  const page = async (n: number) =>
+    ((await client.call("POST", "/search/metadata", { page: n, size: 1 })).body as SearchPage)
+      .assets;
+  assert.equal((await page(1)).nextPage, "2");
+  assert.equal((await page(2)).nextPage, "2");
+  assert.equal((await page(2)).nextPage, null);
+  assert.deepEqual(seen, Array(3).fill("POST /search/metadata"));
+  server.setFaults({ searchPaging: { repeatFirstPage: true } });
+  const [first, second] = [await page(1), await page(2)];
+  assert.deepEqual(second.items.map((i) => i.id), first.items.map((i) => i.id));
+  assert.equal(second.nextPage, "3");
 });
 
 Deno.test("setFaults() drops the connection without an answer", async () => {

@@ -9,9 +9,13 @@
  *   stack is deleted (030, 031). A listed non-primary member is moved out of its old stack,
  *   which survives, possibly with only its primary (025–028). Duplicate ids are accepted and
  *   folded, so a 1-asset stack is possible (043).
+ * - Trashed assets (recorded live, see docs/safety.md): a stack merged through its primary loses
+ *   its trashed members, which are left without a stack; a trashed asset listed first becomes the
+ *   primary and a member, one listed later is left where it is, so `[photo, trashed]` makes a
+ *   1-asset stack.
  * - Stacks are listed primary first (022, 033).
- * - `PUT /stacks/{id}` needs the new primary to be a member (035); `DELETE /stacks/{id}/assets/…`
- *   refuses the primary and non-members (038, 039).
+ * - `PUT /stacks/{id}` needs the new primary to be a member that Immich lists (035): not trashed,
+ *   not hidden; `DELETE /stacks/{id}/assets/…` refuses the primary and non-members (038, 039).
  *
  * Validating request bodies (fewer than 2 ids, malformed UUIDs) is the HTTP server's job.
  *
@@ -33,6 +37,19 @@ export interface StackStoreOptions {
    * @default {() => crypto.randomUUID()}
    */
   readonly newId?: () => string;
+  /**
+   * Tells whether an asset is in the trash, for the merge rule.
+   *
+   * @default {() => false}
+   */
+  readonly isTrashed?: (assetId: string) => boolean;
+  /**
+   * Tells whether Immich lists an asset among a stack's members (not trashed, visibility
+   * timeline or archive): only such a member can become the primary through `PUT`.
+   *
+   * @default {() => true}
+   */
+  readonly isListed?: (assetId: string) => boolean;
 }
 
 /**
@@ -76,12 +93,16 @@ interface MutableStack {
  */
 export class StackStore {
   readonly #newId: () => string;
+  readonly #isTrashed: (assetId: string) => boolean;
+  readonly #isListed: (assetId: string) => boolean;
   readonly #stacks = new Map<string, MutableStack>();
   readonly #stackByAsset = new Map<string, MutableStack>();
 
-  /** @param options How new stack ids are made. */
+  /** @param options How new stack ids are made, and which assets are trashed or hidden. */
   constructor(options: StackStoreOptions = {}) {
     this.#newId = options.newId ?? (() => crypto.randomUUID());
+    this.#isTrashed = options.isTrashed ?? (() => false);
+    this.#isListed = options.isListed ?? (() => true);
   }
 
   /**
@@ -97,6 +118,9 @@ export class StackStore {
     if (listed.length === 0) {
       throw new StackStoreError("Cannot create a stack without assets: no asset id given");
     }
+    const first = listed[0];
+    // Only the first listed asset may be trashed and still join (recorded live).
+    const joins = (assetId: string) => assetId === first || !this.#isTrashed(assetId);
     const merged = new Set<MutableStack>();
     for (const assetId of listed) {
       const stack = this.#stackByAsset.get(assetId);
@@ -107,17 +131,25 @@ export class StackStore {
     // then their primaries; only the primary's position is guaranteed by Immich.
     const members = new Set<string>();
     for (const assetId of listed) {
-      if (!mergedPrimaries.has(assetId) || assetId === listed[0]) members.add(assetId);
+      if (joins(assetId) && (!mergedPrimaries.has(assetId) || assetId === first)) {
+        members.add(assetId);
+      }
     }
     for (const stack of merged) {
       for (const assetId of stack.members) {
-        if (assetId !== stack.primaryAssetId) members.add(assetId);
+        if (assetId !== stack.primaryAssetId && joins(assetId)) members.add(assetId);
       }
     }
-    for (const assetId of mergedPrimaries) members.add(assetId);
+    for (const assetId of mergedPrimaries) if (joins(assetId)) members.add(assetId);
 
-    for (const stack of merged) this.#stacks.delete(stack.id);
-    const created: MutableStack = { id: this.#newId(), primaryAssetId: listed[0], members };
+    for (const stack of merged) {
+      this.#stacks.delete(stack.id);
+      // A merged stack's trashed members are left without a stack.
+      for (const assetId of stack.members) {
+        if (!members.has(assetId)) this.#stackByAsset.delete(assetId);
+      }
+    }
+    const created: MutableStack = { id: this.#newId(), primaryAssetId: first, members };
     for (const assetId of members) {
       // A non-primary member of a surviving stack moves out; that stack keeps the rest.
       this.#stackByAsset.get(assetId)?.members.delete(assetId);
@@ -131,14 +163,14 @@ export class StackStore {
    * Changes the primary the way `PUT /stacks/{id}` does.
    *
    * @param stackId The stack to change.
-   * @param primaryAssetId The new primary; must already be a member.
+   * @param primaryAssetId The new primary; must already be a member Immich lists.
    * @returns The changed stack, new primary first.
    * @throws {StackStoreError} `Not found or no stack.update access` for an unknown stack;
-   *   `Primary asset must be in the stack` for a non-member.
+   *   `Primary asset must be in the stack` for a non-member, a trashed or a hidden one.
    */
   updatePrimary(stackId: string, primaryAssetId: string): StackRecord {
     const stack = this.#require(stackId, "stack.update");
-    if (!stack.members.has(primaryAssetId)) {
+    if (!stack.members.has(primaryAssetId) || !this.#isListed(primaryAssetId)) {
       throw new StackStoreError("Primary asset must be in the stack");
     }
     stack.primaryAssetId = primaryAssetId;

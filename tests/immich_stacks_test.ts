@@ -138,3 +138,72 @@ Deno.test("StackStore.create() keeps 50 000 stacks consistent through merges", (
   assert.equal(stacks.length, 50_000);
   assert.deepEqual(store.stackOf("d49999")?.assetIds, ["n49999", "c49999", "d49999", "p49999"]);
 });
+
+/** A store whose `trashed` assets are in the trash and `hidden` ones hidden. */
+function storeWith(trashed: readonly string[], hidden: readonly string[] = []): StackStore {
+  let n = 0;
+  return new StackStore({
+    newId: () => `s${++n}`,
+    isTrashed: (id) => trashed.includes(id),
+    isListed: (id) => !trashed.includes(id) && !hidden.includes(id),
+  });
+}
+
+Deno.test("StackStore.create() drops the trashed members of a stack it merges, as recorded", () => {
+  // The stack {edited, jpg, dng}, then dng trashed; a grow through the primary.
+  const trashed = ["dng"];
+  const store = storeWith(trashed);
+  store.create(["edited", "jpg", "dng"]);
+  const grown = store.create(["edited", "jpg", "new"]);
+  assert.deepEqual(grown, {
+    id: "s2",
+    primaryAssetId: "edited",
+    assetIds: ["edited", "jpg", "new"],
+  });
+  assert.equal(store.stackOf("dng"), undefined);
+  assert.equal(store.get("s1"), undefined);
+});
+
+Deno.test("StackStore.create() keeps hidden members of a stack it merges", () => {
+  // Immich's merge leaves out only members in the trash (deletedAt), not hidden ones.
+  const store = storeWith([], ["motion"]);
+  store.create(["still", "motion"]);
+  const grown = store.create(["still", "raw"]);
+  assert.deepEqual([...grown.assetIds].sort(), ["motion", "raw", "still"]);
+});
+
+Deno.test("StackStore.create() makes a trashed asset listed first the primary, and leaves out one listed later", () => {
+  const store = storeWith(["t1", "t2"]);
+  // [photo, trashed]: a 1-asset stack, the trashed asset stays without a stack.
+  assert.deepEqual(store.create(["a", "t1"]), { id: "s1", primaryAssetId: "a", assetIds: ["a"] });
+  assert.equal(store.stackOf("t1"), undefined);
+  // [trashed, photo]: the trashed asset is the primary and a member.
+  assert.deepEqual(store.create(["t2", "b"]), {
+    id: "s2",
+    primaryAssetId: "t2",
+    assetIds: ["t2", "b"],
+  });
+});
+
+Deno.test("StackStore.create() leaves a trashed asset listed later in the stack it is in", () => {
+  const trashed: string[] = [];
+  const store = storeWith(trashed);
+  store.create(["a", "t"]);
+  trashed.push("t");
+  store.create(["x", "y", "t"]);
+  assert.deepEqual(store.get("s1"), { id: "s1", primaryAssetId: "a", assetIds: ["a", "t"] });
+  assert.deepEqual(store.get("s2")?.assetIds, ["x", "y"]);
+});
+
+Deno.test("StackStore.updatePrimary() refuses a member Immich does not list", () => {
+  const store = storeWith(["t"], ["h"]);
+  store.create(["a", "h"]);
+  store.create(["t", "b"]);
+  for (const [stack, member] of [["s1", "h"], ["s2", "t"]]) {
+    assert.throws(
+      () => store.updatePrimary(stack, member),
+      new StackStoreError("Primary asset must be in the stack"),
+      `${member} in ${stack}`,
+    );
+  }
+});

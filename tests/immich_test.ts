@@ -25,10 +25,11 @@ function clientFor(url: string, apiKey: string): ImmichClient {
 }
 
 async function collect(pages: AsyncIterable<AssetPage>): Promise<AssetPage> {
-  const all: AssetPage = { assets: [], invalid: [] };
+  const all: AssetPage = { assets: [], invalid: [], trashedIds: [] };
   for await (const page of pages) {
     all.assets.push(...page.assets);
     all.invalid.push(...page.invalid);
+    all.trashedIds.push(...page.trashedIds);
   }
   return all;
 }
@@ -168,6 +169,46 @@ Deno.test("searchAssets() pages through 2 501 assets in exactly 3 requests", asy
   assert.equal(ids.size, 2501);
   const searches = lib.server.requests.filter((request) => request.path === "/search/metadata");
   assert.deepEqual(searches.map((request) => (request.body as { page: number }).page), [1, 2, 3]);
+});
+
+Deno.test("searchAssets() stops with one error when the server breaks its paging", async (t) => {
+  const thousand = (server: ImmichServer, user: TestUser) => {
+    server.addAssets(
+      user.id,
+      Array.from({ length: 1001 }, (_, i) => ({ originalFileName: `IMG_${i}.jpg` })),
+    );
+  };
+  const cases = [
+    {
+      name: "a page sent twice",
+      faults: { searchPaging: { repeatFirstPage: true } },
+      message: "answered a page it had already sent: current page is 2",
+    },
+    {
+      name: "a next page that is not the following one",
+      faults: { searchPaging: { nextPage: "7" } },
+      message: 'answered nextPage "7" after page 1: current page is 1',
+    },
+  ];
+  for (const { name, faults, message } of cases) {
+    await t.step(name, async () => {
+      await using lib = await library("3.1.0", thousand);
+      lib.server.setFaults(faults);
+      await assert.rejects(collect(lib.immich.searchAssets(IMAGES_ONLY)), (error) => {
+        assert.ok(error instanceof PermanentError);
+        assert.equal(error.message, `Cannot follow the search pages as the server ${message}`);
+        return true;
+      });
+      assert.ok(lib.server.requests.length <= 4);
+    });
+  }
+});
+
+Deno.test("searchAssets() reports the trashed assets of a page, with WITH_DELETED", async () => {
+  await using lib = await library("3.1.0", mixedLibrary);
+  const page = await collect(lib.immich.searchAssets({ ...IMAGES_ONLY, withDeleted: true }));
+  const trashed = page.assets.filter((asset) => page.trashedIds.includes(asset.id));
+  assert.deepEqual(names(trashed), ["TRASHED.jpg"]);
 });
 
 Deno.test("searchAssets() filters by capture time", async () => {
@@ -426,14 +467,58 @@ Deno.test("requirePermissions() lists every missing permission in one error", as
   }
 });
 
-Deno.test("requirePermissions() accepts all, and skips the check before v2", async (t) => {
+Deno.test("requirePermissions() accepts all, and reads /api-keys/me from v1.139", async (t) => {
   await t.step("all on v3", async () => {
     await using lib = await library("3.1.0", () => {}, ["all"]);
     await lib.immich.requirePermissions();
   });
-  await t.step("v1.132 has no key permissions", async () => {
-    await using lib = await library("1.132.3");
-    await lib.immich.requirePermissions();
+  await t.step("v1.139 lists the key's permissions", async () => {
+    await using lib = await library("1.139.0", () => {}, ["stack.read"]);
+    await assert.rejects(lib.immich.requirePermissions(), MissingPermissionsError);
+    assert.deepEqual(lib.server.requests.map((r) => r.path), ["/server/version", "/api-keys/me"]);
+  });
+});
+
+Deno.test("requirePermissions() probes each stack write before v1.139, changing nothing", async (t) => {
+  const probes = [
+    "GET /server/version",
+    "POST /stacks",
+    "PUT /stacks/00000000-0000-4000-8000-000000000000",
+    "DELETE /stacks/00000000-0000-4000-8000-000000000000",
+  ];
+  for (const version of ["1.118.2", "1.132.3", "1.138.1"]) {
+    await t.step(`${version}: a key with every permission passes`, async () => {
+      await using lib = await library(version);
+      await lib.immich.requirePermissions();
+      assert.deepEqual(lib.server.requests.map((r) => `${r.method} ${r.path}`), probes);
+      assert.deepEqual(lib.server.requests.slice(1).map((r) => r.status), [400, 400, 400]);
+    });
+  }
+  await t.step("a key that may delete but not create is refused, naming stack.create", async () => {
+    const reads = ["user.read", "asset.read", "stack.read"];
+    await using lib = await library("1.132.3", (server, user) => {
+      const [a, b] = server.addAssets(user.id, [
+        { originalFileName: "a.jpg" },
+        { originalFileName: "b.jpg" },
+      ]);
+      server.addStack(user.id, [a.id, b.id]);
+    }, [...reads, "stack.update", "stack.delete"]);
+    const before = lib.server.stacks(lib.user.id);
+    await assert.rejects(lib.immich.requirePermissions(), (error) => {
+      assert.ok(error instanceof MissingPermissionsError);
+      assert.deepEqual(error.missing, ["stack.create"]);
+      assert.equal(
+        error.message,
+        "Cannot use the API key as it lacks the permissions stack.create: Immich 1.132.3 " +
+          "refused a harmless request needing each (it lists a key's permissions only from v1.139)",
+      );
+      return true;
+    });
+    assert.deepEqual(lib.server.stacks(lib.user.id), before);
+  });
+  await t.step("a dry run's read permissions need no probe", async () => {
+    await using lib = await library("1.132.3", () => {}, ["user.read", "asset.read", "stack.read"]);
+    await lib.immich.requirePermissions(["user.read", "asset.read", "stack.read"]);
     assert.deepEqual(lib.server.requests.map((r) => r.path), ["/server/version"]);
   });
 });
@@ -529,6 +614,87 @@ Deno.test("deleteStack() counts Not found on a retry as done", async () => {
     immich.close();
     await server.shutdown();
   }
+});
+
+Deno.test("findUnlistedMembers() finds trashed and hidden stack members and the stacks that may hide more", async (t) => {
+  for (const version of VERSIONS) {
+    await t.step(version, async () => {
+      const made: Record<string, string> = {};
+      await using lib = await library(version, (server, user) => {
+        const assets = server.addAssets(
+          user.id,
+          ["a", "b", "t", "h", "x", "y", "lone", "gone", "free"].map((name) => ({
+            originalFileName: `${name}.jpg`,
+          })),
+        );
+        for (const asset of assets) made[asset.originalFileName] = asset.id;
+        const id = (name: string) => made[`${name}.jpg`];
+        made.named = server.addStack(user.id, [id("a"), id("b"), id("t"), id("h")]).id;
+        made.unnamed = server.addStack(user.id, [id("lone"), id("gone")]).id;
+        made.plain = server.addStack(user.id, [id("x"), id("y")]).id;
+        server.updateAsset(id("t"), { isTrashed: true });
+        server.updateAsset(id("h"), { visibility: "hidden" });
+        server.updateAsset(id("gone"), { isTrashed: true });
+        server.updateAsset(id("free"), { isTrashed: true });
+      });
+      const stacks = await lib.immich.listStacks();
+      const found = await lib.immich.findUnlistedMembers(stacks);
+      assert.deepEqual(
+        [...found.members].sort((p, q) => p.originalFileName.localeCompare(q.originalFileName)),
+        [
+          { id: made["h.jpg"], originalFileName: "h.jpg", stackId: made.named, trashed: false },
+          { id: made["t.jpg"], originalFileName: "t.jpg", stackId: made.named, trashed: true },
+        ],
+      );
+      // gone.jpg's stack has no timeline member besides its primary: Immich names none.
+      assert.deepEqual(found.unseenStackIds, [made.unnamed]);
+      assert.ok(
+        lib.server.requests.every((r) => r.method === "GET" || r.path === "/search/metadata"),
+      );
+    });
+  }
+});
+
+Deno.test("findUnlistedMembers() refuses to look up more than its bound", async () => {
+  await using lib = await library("3.1.0", (server, user) => {
+    const assets = server.addAssets(
+      user.id,
+      Array.from({ length: 3003 }, (_, i) => ({ originalFileName: `IMG_${i}.jpg` })),
+    );
+    for (let i = 0; i + 2 < assets.length; i += 3) {
+      server.addStack(user.id, [assets[i].id, assets[i + 1].id, assets[i + 2].id]);
+      server.updateAsset(assets[i + 2].id, { isTrashed: true });
+    }
+  });
+  const stacks = await lib.immich.listStacks();
+  await assert.rejects(
+    lib.immich.findUnlistedMembers(stacks),
+    new RegExp(
+      "^PermanentError: Cannot find the stacks of 1001 trashed or hidden assets that are in " +
+        "stacks, more than 1000: empty the trash or restore them$",
+    ),
+  );
+  assert.ok(!lib.server.requests.some((r) => r.path.startsWith("/assets/")));
+});
+
+Deno.test("stackWithPrimary() and fileNames() read one stack and file names", async () => {
+  const made: string[] = [];
+  await using lib = await library("3.1.0", (server, user) => {
+    const [a, b] = server.addAssets(user.id, [
+      { originalFileName: "a.jpg" },
+      { originalFileName: "b.jpg" },
+    ]);
+    made.push(server.addStack(user.id, [a.id, b.id]).id, a.id, b.id);
+  });
+  const [stackId, a, b] = made;
+  assert.deepEqual(await lib.immich.stackWithPrimary(a), {
+    id: stackId,
+    primaryAssetId: a,
+    assetIds: [a, b],
+  });
+  assert.equal(await lib.immich.stackWithPrimary(b), undefined);
+  const missing = crypto.randomUUID();
+  assert.deepEqual(await lib.immich.fileNames([b, missing]), new Map([[b, "b.jpg"]]));
 });
 
 Deno.test("parseJsonObjectArray() splits an array at any chunk boundary", async () => {

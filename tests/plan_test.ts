@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import {
+  actsOnStackMembers,
   countPlan,
   hasChanges,
   type PlanGroup,
   type PlanOptions,
   planStacks,
+  unnamedAssets,
+  withFileNames,
 } from "../src/reconcile/plan.ts";
 import type { Action, Stack } from "../src/model.ts";
 
@@ -306,4 +309,185 @@ Deno.test("planStacks() plans 200 000 assets in 50 000 stacks and 50 000 groups"
     inSync: 12_500,
     needsReplace: 0,
   });
+});
+
+Deno.test("planStacks() never moves or drops a member the pass did not fetch", async (t) => {
+  const cases: {
+    name: string;
+    existing: Stack[];
+    groups: PlanGroup[];
+    options: PlanOptions;
+    actions: string[];
+    inSync?: string[];
+    needsReplace?: string[];
+  }[] = [
+    {
+      name: "a video the pass did not fetch is no member outside the group",
+      existing: [stack("s1", "a", "b", "clip")],
+      groups: [group("a", "b")],
+      options: { ...REPLACE, notFetched: new Set(["clip"]) },
+      actions: [],
+      inSync: ["s1"],
+    },
+    {
+      name: "a cover the pass did not fetch stays the cover",
+      existing: [stack("s1", "clip", "a", "b")],
+      groups: [group("a", "b")],
+      options: { ...OFF, notFetched: new Set(["clip"]) },
+      actions: [],
+      inSync: ["s1"],
+    },
+    {
+      name: "a grow lists a cover the pass did not fetch first, so it stays",
+      existing: [stack("s1", "clip", "a")],
+      groups: [group("a", "b")],
+      options: { ...OFF, notFetched: new Set(["clip"]) },
+      actions: ["grow s1 [clip,a,b] group-grew"],
+    },
+    {
+      name: "a grow keeps an archived member the pass did not fetch (the merge keeps it)",
+      existing: [stack("s1", "a", "old")],
+      groups: [group("b", "a")],
+      options: { ...OFF, notFetched: new Set(["old"]) },
+      actions: ["grow s1 [b,a] group-grew"],
+    },
+    {
+      name: "a stack with a member in the trash never grows: the merge would drop it",
+      existing: [stack("s1", "a", "b", "t")],
+      groups: [group("a", "b", "c")],
+      options: { ...OFF, trashed: new Set(["t"]) },
+      actions: [],
+      needsReplace: ["s1 member-in-trash"],
+    },
+    {
+      name: "nor one that may hold a member Immich lists nowhere",
+      existing: [stack("s1", "a")],
+      groups: [group("a", "c")],
+      options: { ...OFF, unseenMembers: new Set(["s1"]) },
+      actions: [],
+      needsReplace: ["s1 member-in-trash"],
+    },
+    {
+      name: "its cover may still change: membership stays",
+      existing: [stack("s1", "b", "a", "t")],
+      groups: [group("a", "b")],
+      options: { ...OFF, trashed: new Set(["t"]) },
+      actions: ["update-primary s1 [a,b] primary-changed"],
+    },
+    {
+      name: "a trashed asset in a group stays in its own stack and is never listed",
+      existing: [stack("s1", "h", "t")],
+      groups: [group("t", "a", "b")],
+      options: { ...REPLACE, trashed: new Set(["t"]) },
+      actions: ["create [a,b] new-group"],
+    },
+    {
+      name: "a group left with one asset outside the trash makes no stack",
+      existing: [],
+      groups: [group("a", "t")],
+      options: { ...OFF, trashed: new Set(["t"]) },
+      actions: [],
+    },
+    {
+      name: "a repeated asset is listed once, and a group of one repeated asset not at all",
+      existing: [],
+      groups: [group("a", "a", "b"), group("c", "c")],
+      options: OFF,
+      actions: ["create [a,b] new-group"],
+    },
+    {
+      name: "a stack whose other members Immich hides is not a 1-asset stack",
+      existing: [stack("s1", "a", "hidden"), stack("s2", "b"), stack("s3", "c")],
+      groups: [],
+      options: {
+        ...OFF,
+        removeSingleAssetStacks: true,
+        notFetched: new Set(["hidden"]),
+        unseenMembers: new Set(["s3"]),
+      },
+      actions: ["delete s2 [b] single-asset-stack"],
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, () => {
+      const plan = planStacks(c.existing, c.groups, c.options);
+      assert.deepEqual(summary(plan.actions), c.actions);
+      assert.deepEqual(plan.inSync.map((entry) => entry.stackId), c.inSync ?? []);
+      assert.deepEqual(
+        plan.needsReplace.map((entry) => `${entry.stackIds} ${entry.reason}`),
+        c.needsReplace ?? [],
+      );
+    });
+  }
+});
+
+Deno.test("planStacks() says what a replace takes out and carries the stacks it deletes", () => {
+  const plan = planStacks(
+    [stack("s1", "a", "clip", "t", "x"), stack("s2", "b", "c")],
+    [group("a", "b"), group("c", "d")],
+    {
+      ...REPLACE,
+      notFetched: new Set(["clip"]),
+      trashed: new Set(["t"]),
+      fileNames: new Map([["clip", "CLIP.mp4"]]),
+      unseenMembers: new Set(["s2"]),
+    },
+  );
+  const [first, second] = plan.actions;
+  assert.equal(first.kind, "replace");
+  assert.deepEqual(first.context.removed, [
+    { id: "clip", originalFileName: "CLIP.mp4", reason: "not-fetched" },
+    { id: "t", originalFileName: "t", reason: "in-trash" },
+    { id: "x", originalFileName: "x", reason: "in-no-group" },
+    { id: "c", originalFileName: "c.jpg", reason: "in-other-group" },
+  ]);
+  assert.deepEqual(first.context.unseenStackIds, ["s2"]);
+  assert.deepEqual(first.previous, [
+    { id: "s1", primaryAssetId: "a", assetIds: ["a", "clip", "t", "x"], trashedAssetIds: ["t"] },
+    { id: "s2", primaryAssetId: "b", assetIds: ["b", "c"], trashedAssetIds: [] },
+  ]);
+  assert.equal(second.kind, "replace");
+  assert.deepEqual(second.deleteStackIds, []);
+  assert.deepEqual(second.previous, []);
+});
+
+Deno.test("planStacks() with resetStacks names the old stacks each create lists members of", () => {
+  const plan = planStacks(
+    [stack("s1", "a", "x"), stack("s2", "b"), stack("s3", "q", "r")],
+    [group("a", "b"), group("c", "d")],
+    { ...OFF, resetStacks: true },
+  );
+  assert.deepEqual(
+    plan.actions.map((action) =>
+      action.kind === "create"
+        ? `create ${action.stackIds ?? "-"}`
+        : action.kind === "delete"
+        ? `delete ${action.stackId}`
+        : action.kind
+    ),
+    ["delete s1", "delete s2", "delete s3", "create s1,s2", "create -"],
+  );
+});
+
+Deno.test("unnamedAssets() and withFileNames() fill in the names of members known by id", () => {
+  const plan = planStacks(
+    [stack("s1", "a", "v", "x"), stack("s2", "u")],
+    [group("a", "b")],
+    { ...REPLACE, removeSingleAssetStacks: true, notFetched: new Set(["v", "u"]) },
+  );
+  assert.deepEqual(unnamedAssets(plan), ["u", "v", "x"]);
+  const named = withFileNames(plan, new Map([["u", "U.MOV"], ["v", "V.MP4"]]));
+  assert.deepEqual(unnamedAssets(named), ["x"]);
+  assert.equal(named.actions[0].context.assets[0].originalFileName, "U.MOV");
+  assert.equal(named.actions[1].context.removed?.[0].originalFileName, "V.MP4");
+});
+
+Deno.test("actsOnStackMembers() is true only for deletes, grows and replaces", () => {
+  const on = (existing: Stack[], groups: PlanGroup[], options = OFF) =>
+    actsOnStackMembers(planStacks(existing, groups, options));
+  assert.equal(on([], [group("a", "b")]), false);
+  assert.equal(on([stack("s1", "b", "a")], [group("a", "b")]), false);
+  assert.equal(on([stack("s1", "a")], [group("a", "b")]), true);
+  assert.equal(on([stack("s1", "a", "z")], [group("a", "b")], REPLACE), true);
+  assert.equal(on([stack("s1", "z")], [], { ...OFF, removeSingleAssetStacks: true }), true);
 });

@@ -79,6 +79,10 @@ function modelWriter(store: StackStore): StackWriter {
       store.delete(stackId);
       return Promise.resolve();
     },
+    stackWithPrimary(assetId) {
+      const stack = store.stackOf(assetId);
+      return Promise.resolve(stack?.primaryAssetId === assetId ? stack : undefined);
+    },
   };
 }
 

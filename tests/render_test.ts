@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { type PlanGroup, type PlanOptions, planStacks } from "../src/reconcile/plan.ts";
-import { renderPlan, writeMessage } from "../src/reconcile/render.ts";
+import {
+  renderPlan,
+  replaceDeletionMessage,
+  unfetchedMessage,
+  writeMessage,
+} from "../src/reconcile/render.ts";
 import type { Stack } from "../src/model.ts";
 
 const OFF: PlanOptions = {
@@ -42,15 +47,15 @@ Deno.test("renderPlan() renders one line and one note per action and a Plan line
   );
   assert.equal(
     renderPlan(plan).join("\n"),
-    `[DRY RUN] Would delete stack s1
+    `Delete stack s1
   # single-asset-stack: IMG_0004.jpg (parent)
-[DRY RUN] Would replace stack s2
+Replace stack s2
   # member-outside-group: new stack a.jpg (parent), b.jpg; leaves IMG_9.heic unstacked
-[DRY RUN] Would update stack s3
+Update stack s3
   # primary-changed: c.jpg replaces d.jpg as parent
-[DRY RUN] Would update stack s4
+Grow stack s4
   # group-grew: adds g.jpg to e.jpg (parent), f.jpg, g.jpg
-[DRY RUN] Would create stack with 7 assets
+Create stack with 7 assets
   # new-group: h.jpg (parent), i.jpg, j1.jpg, j2.jpg, j3.jpg, and 2 more
 Plan: 1 to create, 1 to grow, 1 to update, 1 to replace, 1 to delete; 1 stack in sync`,
   );
@@ -64,10 +69,10 @@ Deno.test("renderPlan() names every stack a replace spans and where removed asse
   );
   assert.equal(
     renderPlan(plan, { maxNames: 1 }).join("\n"),
-    `[DRY RUN] Would replace stack s1, s2
+    `Replace stack s1, s2
   # group-spans-stacks: new stack a.jpg (parent), and 1 more; leaves c unstacked; moves x.jpg, and 1 more to another group
-[DRY RUN] Would replace stack s1, s2
-  # group-spans-stacks: new stack x.jpg (parent), and 1 more; leaves c unstacked; moves a.jpg, and 1 more to another group
+Replace stack s1, s2
+  # group-spans-stacks: new stack x.jpg (parent), and 1 more
 Plan: 0 to create, 0 to grow, 0 to update, 2 to replace, 0 to delete; 0 stacks in sync`,
   );
 });
@@ -92,7 +97,33 @@ Deno.test("renderPlan() says an empty plan has no changes", () => {
   ]);
 });
 
-Deno.test("writeMessage() gives the fixed message of every kind, real and dry", async (t) => {
+Deno.test("renderPlan() names what a replace takes out that the pass did not fetch", () => {
+  const plan = planStacks(
+    [stack("s1", "a", "clip", "old", "x")],
+    [group("a", "b")],
+    {
+      ...OFF,
+      replaceStacks: true,
+      notFetched: new Set(["clip"]),
+      trashed: new Set(["old"]),
+      fileNames: new Map([["clip", "VID_1.MP4"], ["old", "IMG_0.jpg"]]),
+      unseenMembers: new Set(["s1"]),
+    },
+  );
+  assert.equal(
+    renderPlan(plan).join("\n"),
+    `Replace stack s1
+  # member-outside-group: new stack a.jpg (parent), b.jpg; leaves x unstacked; takes out VID_1.MP4, IMG_0.jpg (in the trash), any member of s1 that Immich does not list, which this pass did not fetch
+Plan: 0 to create, 0 to grow, 0 to update, 1 to replace, 0 to delete; 0 stacks in sync`,
+  );
+  assert.equal(
+    unfetchedMessage(plan.actions[0], { dryRun: true }),
+    "[DRY RUN] Replacing stack s1 would take out assets this pass did not fetch: VID_1.MP4, " +
+      "IMG_0.jpg (in the trash), any member of s1 that Immich does not list",
+  );
+});
+
+Deno.test("writeMessage() gives one line per action, real and dry", async (t) => {
   const plan = planStacks(
     [stack("s1", "solo"), stack("s2", "a", "z"), stack("s3", "d", "c"), stack("s4", "e", "f")],
     [group("a", "b"), group("c", "d"), group("e", "f", "g"), group("h", "i", "j")],
@@ -100,7 +131,7 @@ Deno.test("writeMessage() gives the fixed message of every kind, real and dry", 
   );
   const expected = [
     ["Deleted stack s1", "[DRY RUN] Would delete stack s1"],
-    ["Deleted stack s2 - replacing child stack with new one", "[DRY RUN] Would replace stack s2"],
+    ["Created stack n1 replacing s2", "[DRY RUN] Would replace stack s2"],
     ["Updated stack s3", "[DRY RUN] Would update stack s3"],
     ["Updated stack s4", "[DRY RUN] Would update stack s4"],
     ["Success! Stack created", "[DRY RUN] Would create stack with 3 assets"],
@@ -109,14 +140,17 @@ Deno.test("writeMessage() gives the fixed message of every kind, real and dry", 
   for (const [i, action] of plan.actions.entries()) {
     await t.step(action.kind, () => {
       assert.deepEqual(
-        [writeMessage(action, { dryRun: false }), writeMessage(action, { dryRun: true })],
+        [
+          writeMessage(action, { dryRun: false, newStackId: "n1" }),
+          writeMessage(action, { dryRun: true }),
+        ],
         expected[i],
       );
     });
   }
-  await t.step("replace names the stack it is given", () => {
+  await t.step("a replace's deletion line names the stack", () => {
     assert.equal(
-      writeMessage(plan.actions[1], { dryRun: false, stackId: "s9" }),
+      replaceDeletionMessage("s9"),
       "Deleted stack s9 - replacing child stack with new one",
     );
   });

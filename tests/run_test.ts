@@ -22,6 +22,10 @@ const replace: Action = {
   kind: "replace",
   stackIds: ["s3", "s4"],
   deleteStackIds: ["s3", "s4"],
+  previous: [
+    { id: "s3", primaryAssetId: "h", assetIds: ["h"], trashedAssetIds: [] },
+    { id: "s4", primaryAssetId: "i", assetIds: ["i"], trashedAssetIds: [] },
+  ],
   assetIds: ["h", "i"],
   reason: "group-spans-stacks",
   context,
@@ -30,6 +34,7 @@ const remove: Action = {
   kind: "delete",
   stackId: "s5",
   assetIds: ["j"],
+  trashedAssetIds: [],
   reason: "single-asset-stack",
   context,
 };
@@ -113,6 +118,23 @@ Deno.test("summaryLine() says how many actions were not done", () => {
     "Summary for Ann: 0 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 0 needs replace, " +
       "1 failed, 2 not done, 0 assets skipped",
   );
+});
+
+Deno.test("summaryLine() says when the server refused the key and the pass stopped", () => {
+  assert.equal(
+    summaryLine(
+      {
+        ...report({ created: 2, failed: 1, notDone: 3 }),
+        status: "stopped",
+        error: "Failed to create stack: API request failed: POST /stacks answered 403 no",
+      },
+      false,
+    ),
+    "Summary for Ann: 2 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 0 needs replace, " +
+      "1 failed, 3 not done, 0 assets skipped; stopped as the server refused the key: Failed to " +
+      "create stack: API request failed: POST /stacks answered 403 no",
+  );
+  assert.equal(passSucceeded([{ ...report({ created: 1 }), status: "stopped" }]), false);
 });
 
 Deno.test("passSucceeded() fails on a skipped user, a failed action or unfinished work", async (t) => {

@@ -35,6 +35,40 @@ const logger = getLogger(["stacksync", "api"]);
 /** Immich allows at most 1000 items per search page. */
 const PAGE_SIZE = 1000;
 
+/**
+ * The most search pages one search may take (5 000 000 assets): a server that keeps answering
+ * fresh pages past it is taken to be broken rather than followed forever.
+ */
+const MAX_SEARCH_PAGES = 5000;
+
+/**
+ * The most `GET /assets/{id}` lookups a pass makes to find the stacks of trashed and hidden
+ * assets that are in a stack (the trash empties itself after 30 days by default, and hidden
+ * live-photo parts are almost never stacked).
+ */
+export const MAX_UNLISTED_LOOKUPS = 1000;
+
+/** A lower bound of every trash date: searching from it searches the whole trash only. */
+const TRASH_EPOCH = "1970-01-01T00:00:00.000Z";
+
+/** A stack id that cannot exist (Immich makes random ones): the target of permission probes. */
+const PROBE_STACK_ID = "00000000-0000-4000-8000-000000000000";
+
+/** The first Immich version with `GET /api-keys/me`. */
+const API_KEYS_ME = { major: 1, minor: 139 } as const;
+
+/**
+ * Requests that Immich answers 403 without the permission and 400 with it, changing nothing:
+ * its guard checks the permission before anything reads the body or the id.
+ */
+const WRITE_PROBES: Readonly<
+  Record<string, { method: "POST" | "PUT" | "DELETE"; path: string; body?: unknown }>
+> = {
+  "stack.create": { method: "POST", path: "/stacks", body: {} },
+  "stack.update": { method: "PUT", path: `/stacks/${PROBE_STACK_ID}`, body: {} },
+  "stack.delete": { method: "DELETE", path: `/stacks/${PROBE_STACK_ID}` },
+};
+
 /** Every permission a real run needs; `all` grants them all. */
 export const REQUIRED_PERMISSIONS: readonly string[] = [
   "user.read",
@@ -121,6 +155,27 @@ export interface InvalidAsset {
 export interface AssetPage {
   readonly assets: Asset[];
   readonly invalid: InvalidAsset[];
+  /** Ids of the page's assets that are in the trash (only with `withDeleted`). */
+  readonly trashedIds: string[];
+}
+
+/** A stack member that `GET /stacks` does not list: it is in the trash, or hidden. */
+export interface UnlistedMember {
+  readonly id: string;
+  readonly originalFileName: string;
+  readonly stackId: string;
+  readonly trashed: boolean;
+}
+
+/** What {@linkcode ImmichClient.findUnlistedMembers} found. */
+export interface UnlistedMembers {
+  /** Trashed and hidden members, each with the stack Immich names for it. */
+  readonly members: readonly UnlistedMember[];
+  /**
+   * Stacks that may hold a trashed or hidden member Immich would not name: `GET /assets/{id}`
+   * names the stack only when it has a member besides its primary on the timeline.
+   */
+  readonly unseenStackIds: readonly string[];
 }
 
 /** The Immich API of one user. */
@@ -129,15 +184,28 @@ export interface ImmichClient {
   serverVersion(): Promise<ServerVersion>;
   /** `GET /users/me`, cached: the key's user. */
   me(): Promise<User>;
-  /** `GET /api-keys/me`: the key's permissions (v2+ only; older servers have none). */
+  /** `GET /api-keys/me`: the key's permissions (v1.139+ only). */
   keyPermissions(): Promise<readonly string[]>;
   /**
-   * Checks the key's permissions on v2+ servers (v1 keys have none to check).
+   * Checks the key's permissions: through `GET /api-keys/me` from v1.139, before that by
+   * probing each stack write the run needs with a request that changes nothing.
    * @throws {MissingPermissionsError} Naming every missing permission at once.
    */
   requirePermissions(needed?: readonly string[]): Promise<void>;
-  /** `GET /stacks`, streamed: every stack with every member id. */
+  /** `GET /stacks`, streamed: every stack with every member id it lists. */
   listStacks(): Promise<Stack[]>;
+  /**
+   * Finds the stack members `GET /stacks` leaves out: assets in the trash and hidden assets
+   * that are in a stack (a search of the trash and of hidden assets, with and without stacked
+   * ones), each looked up with `GET /assets/{id}`.
+   * @param stacks The stacks `listStacks` returned.
+   * @throws {PermanentError} When more than {@linkcode MAX_UNLISTED_LOOKUPS} need a lookup.
+   */
+  findUnlistedMembers(stacks: readonly Stack[]): Promise<UnlistedMembers>;
+  /** `GET /stacks?primaryAssetId=…`: the stack whose primary the asset is, if any. */
+  stackWithPrimary(assetId: string): Promise<Stack | undefined>;
+  /** `GET /assets/{id}` for each asset: its file name, for messages; assets gone are left out. */
+  fileNames(assetIds: readonly string[]): Promise<Map<string, string>>;
   /** `POST /search/metadata` page by page, filtered to the user's own, visible assets. */
   searchAssets(filter: SearchFilter): AsyncIterable<AssetPage>;
   /** Keeps album ids, resolves album names through `GET /albums`. */
@@ -162,16 +230,21 @@ export class MissingPermissionsError extends PermanentError {
 
   /**
    * @param missing The permissions the key lacks.
-   * @param granted The permissions the key has.
+   * @param granted The permissions the key has, or the server version when it cannot list
+   *   them (before v1.139) and each was probed.
    */
-  constructor(missing: readonly string[], granted: readonly string[]) {
-    const current = granted.length === 0 ? "none" : granted.join(", ");
+  constructor(missing: readonly string[], granted: readonly string[] | ServerVersion) {
+    const current = !Array.isArray(granted)
+      ? `Immich ${versionText(granted as ServerVersion)} refused a harmless request needing ` +
+        "each (it lists a key's permissions only from v1.139)"
+      : granted.length === 0
+      ? "current permissions are none"
+      : `current permissions are ${granted.join(", ")}`;
     super(
-      `Cannot use the API key as it lacks the permissions ${missing.join(", ")}: ` +
-        `current permissions are ${current}`,
+      `Cannot use the API key as it lacks the permissions ${missing.join(", ")}: ${current}`,
       {
         method: "GET",
-        path: "/api-keys/me",
+        path: Array.isArray(granted) ? "/api-keys/me" : "/stacks",
         status: 200,
         serverMessage: `missing ${missing.join(", ")}`,
         attempt: 1,
@@ -189,8 +262,17 @@ const albumsSchema = z.array(z.object({ id: z.string(), albumName: z.string() })
 const stackSchema = z.object({
   id: z.string(),
   primaryAssetId: z.string(),
-  assets: z.array(z.object({ id: z.string() })),
+  assets: z.array(
+    z.object({
+      id: z.string(),
+      isArchived: z.boolean().optional(),
+      visibility: z.string().optional(),
+    }),
+  ),
 });
+const stacksSchema = z.array(stackSchema);
+const assetStackSchema = z.object({ stack: z.object({ id: z.string() }).nullish() });
+const assetNameSchema = z.object({ originalFileName: z.string() });
 const searchSchema = z.object({
   assets: z.object({
     items: z.array(z.unknown()),
@@ -265,11 +347,49 @@ const ALL_CRITERION_FIELDS = Object.keys(CRITERION_FIELD_SCHEMAS) as CriterionFi
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function toStack(stack: z.infer<typeof stackSchema>): Stack {
+  const archived = stack.assets.filter((asset) =>
+    asset.isArchived === true || asset.visibility === "archive"
+  );
   return {
     id: stack.id,
     primaryAssetId: stack.primaryAssetId,
     assetIds: stack.assets.map((asset) => asset.id),
+    ...(archived.length > 0 ? { archivedAssetIds: archived.map((asset) => asset.id) } : {}),
   };
+}
+
+/** 401 or 403: the key itself was refused, which no caller may take for a missing asset. */
+function isKeyRefused(error: PermanentError): boolean {
+  return error.status === 401 || error.status === 403;
+}
+
+/** A search item's fields, or none when the server sent something else than an object. */
+function asRecord(item: unknown): Record<string, unknown> {
+  return (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
+}
+
+function versionText(version: ServerVersion): string {
+  return `${version.major}.${version.minor}.${version.patch}`;
+}
+
+/** Whether the server has `GET /api-keys/me`. */
+function listsKeyPermissions(version: ServerVersion): boolean {
+  return version.major > API_KEYS_ME.major ||
+    (version.major === API_KEYS_ME.major && version.minor >= API_KEYS_ME.minor);
+}
+
+/** A search answer that breaks Immich's paging contract, named with the page. */
+function pagingError(problem: string, page: number): PermanentError {
+  return new PermanentError(
+    `Cannot follow the search pages as the server ${problem}: current page is ${page}`,
+    {
+      method: "POST",
+      path: "/search/metadata",
+      status: 200,
+      serverMessage: problem,
+      attempt: 1,
+    },
+  );
 }
 
 const ASSET_TYPES = { IMAGE: "IMAGE", VIDEO: "VIDEO", AUDIO: "AUDIO", OTHER: "OTHER" } as const;
@@ -330,6 +450,18 @@ function copyField<F extends CriterionField>(
   return undefined;
 }
 
+/**
+ * The stacks that may hold a trashed or hidden member Immich would not name: `GET /assets/{id}`
+ * shows a member's stack only when the stack has a member besides its primary that is on the
+ * timeline, so a stack listed with nothing but its primary and archived members may be one.
+ */
+function mayHideMembers(stacks: readonly Stack[]): string[] {
+  return stacks.filter((stack) => {
+    const archived = new Set(stack.archivedAssetIds);
+    return stack.assetIds.every((id) => id === stack.primaryAssetId || archived.has(id));
+  }).map((stack) => stack.id);
+}
+
 /** One visibility pass of the search (docs/architecture.md, "Immich versions"). */
 interface Pass {
   readonly visibility: "timeline" | "archive";
@@ -385,66 +517,86 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
   let version: Promise<ServerVersion> | undefined;
   let user: Promise<User> | undefined;
 
-  async function* searchPass(
-    filter: SearchFilter,
-    userId: string,
-    pass: Pass,
-    albumId: string | undefined,
-  ): AsyncGenerator<AssetPage> {
-    let page: number | undefined = 1;
-    while (page !== undefined) {
-      const body: Record<string, unknown> = {
-        page,
-        size: PAGE_SIZE,
-        visibility: pass.visibility,
-        isArchived: pass.isArchived,
-        isVisible: true,
-        withDeleted: filter.withDeleted,
-        ...(filter.includeVideos ? {} : { type: "IMAGE" }),
-        ...(filter.takenAfter === undefined ? {} : { takenAfter: filter.takenAfter }),
-        ...(filter.takenBefore === undefined ? {} : { takenBefore: filter.takenBefore }),
-        ...(albumId === undefined ? {} : { albumIds: [albumId] }),
-        ...(filter.withFileSize ? { withExif: true } : {}),
-      };
+  /**
+   * The answers of one search, page by page, checked against Immich's paging contract: a page
+   * announces the next only when it is full, and the next is the following number. A server
+   * that breaks it would otherwise be followed forever.
+   */
+  async function* searchPages(body: Record<string, unknown>): AsyncGenerator<readonly unknown[]> {
+    for (let page = 1;; page++) {
+      if (page > MAX_SEARCH_PAGES) {
+        throw pagingError(`kept announcing pages past ${MAX_SEARCH_PAGES}`, page);
+      }
       const answer: z.infer<typeof searchSchema> = await http.request("POST", "/search/metadata", {
-        body,
+        body: { ...body, page, size: PAGE_SIZE },
         schema: searchSchema,
       });
-      yield validatePage(answer.assets.items, userId, pass, filter);
-      const next = answer.assets.nextPage;
-      page = typeof next === "string" && next !== "" ? Number(next) : undefined;
-      if (page !== undefined && !Number.isSafeInteger(page)) {
-        throw new PermanentError(
-          `Cannot follow the search pages as nextPage is not a number: current value is ${next}`,
-          {
-            method: "POST",
-            path: "/search/metadata",
-            status: 200,
-            serverMessage: `nextPage ${next}`,
-            attempt: 1,
-          },
+      const { items, nextPage } = answer.assets;
+      yield items;
+      if (nextPage === null || nextPage === undefined || nextPage === "") return;
+      if (nextPage !== String(page + 1)) {
+        throw pagingError(`answered nextPage ${JSON.stringify(nextPage)} after page ${page}`, page);
+      }
+      if (items.length < PAGE_SIZE) {
+        throw pagingError(
+          `announced page ${page + 1} after a page of only ${items.length} assets`,
+          page,
         );
       }
     }
   }
 
+  /** The search body of one visibility pass, as every server version understands it. */
+  function searchBody(filter: SearchFilter, pass: Pass, albumId: string | undefined) {
+    return {
+      visibility: pass.visibility,
+      isArchived: pass.isArchived,
+      isVisible: true,
+      withDeleted: filter.withDeleted,
+      ...(filter.includeVideos ? {} : { type: "IMAGE" }),
+      ...(filter.takenAfter === undefined ? {} : { takenAfter: filter.takenAfter }),
+      ...(filter.takenBefore === undefined ? {} : { takenBefore: filter.takenBefore }),
+      ...(albumId === undefined ? {} : { albumIds: [albumId] }),
+      ...(filter.withFileSize ? { withExif: true } : {}),
+    };
+  }
+
+  /**
+   * Validates one page into assets. `seen` maps each asset met so far to the search it came
+   * in: an asset met before is dropped (albums overlap, and an upload between two pages shifts
+   * Immich's offset pages), and a page whose assets all came earlier in the same search is a
+   * page sent twice.
+   */
   function validatePage(
     items: readonly unknown[],
-    userId: string,
-    pass: Pass,
-    filter: SearchFilter,
-  ): AssetPage {
+    context: {
+      readonly userId: string;
+      readonly pass: Pass;
+      readonly filter: SearchFilter;
+      readonly seen: Map<string, number>;
+      readonly search: number;
+    },
+  ): AssetPage & { readonly repeated: boolean } {
+    const { userId, pass, filter, seen, search } = context;
     const assets: Asset[] = [];
     const invalid: InvalidAsset[] = [];
+    const trashedIds: string[] = [];
+    let mine = 0;
+    let fresh = 0;
     for (const item of items) {
-      const record = (typeof item === "object" && item !== null ? item : {}) as Record<
-        string,
-        unknown
-      >;
+      const record = asRecord(item);
       if (!belongs(record, userId, pass, filter)) continue;
+      mine++;
+      if (typeof record.id === "string") {
+        const before = seen.get(record.id);
+        if (before !== search) fresh++;
+        seen.set(record.id, search);
+        if (before !== undefined) continue;
+      }
       const result = toAsset(record, userId, filter.fields ?? ALL_CRITERION_FIELDS);
       if ("asset" in result) {
         assets.push(result.asset);
+        if (record.isTrashed === true) trashedIds.push(result.asset.id);
         continue;
       }
       const skipped = {
@@ -460,7 +612,37 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
         filename: typeof record.originalFileName === "string" ? record.originalFileName : undefined,
       });
     }
-    return { assets, invalid };
+    return { assets, invalid, trashedIds, repeated: mine > 0 && fresh === 0 };
+  }
+
+  /**
+   * The user's own assets of one search, every page, each asset once: a trash or hidden-asset
+   * scan needs only their id, name, trash state and owner.
+   */
+  async function scan(
+    body: Record<string, unknown>,
+    userId: string,
+  ): Promise<Map<string, { name: string; trashed: boolean }>> {
+    const found = new Map<string, { name: string; trashed: boolean }>();
+    let page = 0;
+    for await (const items of searchPages(body)) {
+      page++;
+      let fresh = 0;
+      let mine = 0;
+      for (const item of items) {
+        const record = asRecord(item);
+        if (record.ownerId !== userId || typeof record.id !== "string") continue;
+        mine++;
+        if (found.has(record.id)) continue;
+        fresh++;
+        found.set(record.id, {
+          name: typeof record.originalFileName === "string" ? record.originalFileName : record.id,
+          trashed: record.isTrashed === true,
+        });
+      }
+      if (mine > 0 && fresh === 0) throw pagingError("answered a page it had already sent", page);
+    }
+    return found;
   }
 
   const client: ImmichClient = {
@@ -496,11 +678,29 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
       return key.permissions;
     },
     async requirePermissions(needed = REQUIRED_PERMISSIONS) {
-      if ((await client.serverVersion()).major < 2) return;
-      const granted = await client.keyPermissions();
-      if (granted.includes("all")) return;
-      const missing = needed.filter((permission) => !granted.includes(permission));
-      if (missing.length > 0) throw new MissingPermissionsError(missing, granted);
+      const version = await client.serverVersion();
+      if (listsKeyPermissions(version)) {
+        const granted = await client.keyPermissions();
+        if (granted.includes("all")) return;
+        const missing = needed.filter((permission) => !granted.includes(permission));
+        if (missing.length > 0) throw new MissingPermissionsError(missing, granted);
+        return;
+      }
+      // No GET /api-keys/me: try each stack write the run needs in a form Immich refuses
+      // after its permission guard. Reads need no probe: the pass reads before it writes.
+      const missing: string[] = [];
+      for (const permission of needed) {
+        const probe = WRITE_PROBES[permission];
+        if (probe === undefined) continue;
+        try {
+          await http.request(probe.method, probe.path, { body: probe.body, schema: anything });
+        } catch (error) {
+          if (!(error instanceof PermanentError)) throw error;
+          if (error.status === 403) missing.push(permission);
+          else if (error.status !== 400) throw error;
+        }
+      }
+      if (missing.length > 0) throw new MissingPermissionsError(missing, version);
     },
     listStacks() {
       return http.stream("GET", "/stacks", {
@@ -531,21 +731,100 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
       const passes: Pass[] = [{ visibility: "timeline", isArchived: false }];
       if (filter.withArchived) passes.push({ visibility: "archive", isArchived: true });
       const albums = filter.albumIds?.length ? filter.albumIds : [undefined];
-      // An asset in two of the albums comes back twice; only then is a seen-set needed.
-      const seen = albums.length > 1 ? new Set<string>() : undefined;
+      const seen = new Map<string, number>();
+      let search = 0;
       for (const pass of passes) {
         for (const albumId of albums) {
-          for await (const page of searchPass(filter, userId, pass, albumId)) {
-            if (seen === undefined) {
-              yield page;
-              continue;
-            }
-            const fresh = page.assets.filter((asset) => !seen.has(asset.id));
-            for (const asset of fresh) seen.add(asset.id);
-            yield { assets: fresh, invalid: page.invalid };
+          search++;
+          let page = 0;
+          for await (const items of searchPages(searchBody(filter, pass, albumId))) {
+            page++;
+            const { repeated, ...assetPage } = validatePage(items, {
+              userId,
+              pass,
+              filter,
+              seen,
+              search,
+            });
+            if (repeated) throw pagingError("answered a page it had already sent", page);
+            yield assetPage;
           }
         }
       }
+    },
+    async findUnlistedMembers(stacks) {
+      const { id: userId } = await client.me();
+      const bodies: Record<string, unknown>[] = [
+        // The trash, by visibility: servers before v3 search only one visibility at a time.
+        ...(["timeline", "archive"] as const).map((visibility) => ({
+          trashedAfter: TRASH_EPOCH,
+          withDeleted: true,
+          visibility,
+          isArchived: visibility === "archive",
+          isVisible: true,
+        })),
+        // Hidden assets (live-photo motion parts), in the trash or not.
+        { withDeleted: true, visibility: "hidden", isArchived: false, isVisible: false },
+      ];
+      const unlisted = new Map<string, { name: string; trashed: boolean }>();
+      for (const body of bodies) {
+        const all = await scan(body, userId);
+        // Immich names no stack in search results, but can leave stacked assets out.
+        const unstacked = await scan({ ...body, withStacked: false }, userId);
+        for (const [id, asset] of all) if (!unstacked.has(id)) unlisted.set(id, asset);
+      }
+      const byPrimary = new Map(stacks.map((stack) => [stack.primaryAssetId, stack.id]));
+      const lookups = [...unlisted.keys()].filter((id) => !byPrimary.has(id));
+      if (lookups.length > MAX_UNLISTED_LOOKUPS) {
+        throw new PermanentError(
+          `Cannot find the stacks of ${lookups.length} trashed or hidden assets that are in ` +
+            `stacks, more than ${MAX_UNLISTED_LOOKUPS}: empty the trash or restore them`,
+          {
+            method: "GET",
+            path: "/assets/{id}",
+            status: 200,
+            serverMessage: `${lookups.length} lookups`,
+            attempt: 1,
+          },
+        );
+      }
+      const known = new Set(stacks.map((stack) => stack.id));
+      const members: UnlistedMember[] = [];
+      let unnamed = 0;
+      for (const [id, { name, trashed }] of unlisted) {
+        const stackId = byPrimary.get(id) ??
+          (await http.request("GET", `/assets/${encodeURIComponent(id)}`, {
+            schema: assetStackSchema,
+          })).stack?.id;
+        if (stackId === undefined) unnamed++;
+        // A stack made after GET /stacks is not in the plan: nothing acts on it.
+        else if (known.has(stackId)) members.push({ id, originalFileName: name, stackId, trashed });
+      }
+      return { members, unseenStackIds: unnamed === 0 ? [] : mayHideMembers(stacks) };
+    },
+    async fileNames(assetIds) {
+      const names = new Map<string, string>();
+      for (const id of assetIds) {
+        try {
+          const asset = await http.request("GET", `/assets/${encodeURIComponent(id)}`, {
+            schema: assetNameSchema,
+          });
+          names.set(id, asset.originalFileName);
+        } catch (error) {
+          // A name is only for messages: an asset gone meanwhile keeps its id.
+          if (!(error instanceof PermanentError) || isKeyRefused(error)) throw error;
+        }
+      }
+      return names;
+    },
+    async stackWithPrimary(assetId) {
+      const stacks = await http.request(
+        "GET",
+        `/stacks?primaryAssetId=${encodeURIComponent(assetId)}`,
+        { schema: stacksSchema },
+      );
+      const stack = stacks.find((candidate) => candidate.primaryAssetId === assetId);
+      return stack === undefined ? undefined : toStack(stack);
     },
     async resolveAlbumIds(namesOrIds) {
       const wanted = namesOrIds.filter((item) => item !== "");

@@ -1,16 +1,38 @@
 /**
  * Carries out a {@linkcode Plan} through a {@linkcode StackWriter}, one write at a time, and
  * records what became of each action. A failed action is logged with its stack and asset
- * context and the rest of the plan still runs.
+ * context and the rest of the plan still runs, with three exceptions that keep hand-made stacks
+ * safe (docs/safety.md):
+ *
+ * - A 401 or 403 answer ends the user's pass at once: no further write is sent.
+ * - A replace is all or nothing: when one of its deletions or its creation fails, the stacks it
+ *   had deleted are put back as they were (members and cover) and the stack it may have created
+ *   is deleted again. Replaces that share a stack, and the creates of a reset that list members
+ *   of the same old stacks, stand or fall together.
+ * - No write lists an asset of a stack that should have been deleted but still exists (or was
+ *   put back), since Immich's merge would swallow that stack or pull the asset out of it.
  *
  * @module
  */
 
 import { getLogger, type Logger } from "@logtape/logtape";
-import type { Action, DeleteAction, Outcome, Plan, ReplaceAction } from "../model.ts";
-import { writeMessage } from "./render.ts";
+import { ApiError, PermanentError } from "../api/http.ts";
+import type {
+  Action,
+  CreateAction,
+  DeleteAction,
+  LostStack,
+  Outcome,
+  Plan,
+  PreviousStack,
+  ReplaceAction,
+  RestoredStack,
+  Rollback,
+  SkipCause,
+} from "../model.ts";
+import { fileList, replaceDeletionMessage, unfetchedMessage, writeMessage } from "./render.ts";
 
-/** The three stack writes a plan needs; the Immich client implements it. */
+/** The stack writes a plan needs, and the one read that checks a lost answer; the Immich client implements it. */
 export interface StackWriter {
   /** `POST /stacks`: the first id becomes the primary. Resolves to the new stack. */
   createStack(assetIds: readonly string[]): Promise<{ id: string }>;
@@ -18,6 +40,11 @@ export interface StackWriter {
   updateStackPrimary(stackId: string, primaryAssetId: string): Promise<unknown>;
   /** `DELETE /stacks/{id}`: the assets stay, unstacked. */
   deleteStack(stackId: string): Promise<void>;
+  /**
+   * `GET /stacks?primaryAssetId=…`: the stack whose primary is the asset, if any. It tells
+   * whether a create whose answer never came (a time-out, a 5xx after the work) was done.
+   */
+  stackWithPrimary(assetId: string): Promise<{ id: string } | undefined>;
 }
 
 /** Options for {@linkcode applyPlan}. */
@@ -44,15 +71,35 @@ export interface ApplyOptions {
 }
 
 /**
+ * Tells whether the server refused the key: a 401 (unknown or revoked key) or a 403 (a
+ * permission missing). Such an answer ends the user's pass: every later write would be refused
+ * the same way, or half of a replace would be done.
+ *
+ * @param error What a writer method threw.
+ * @returns True for an API answer 401 or 403.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isAccessDenied } from "./apply.ts";
+ *
+ * assert.equal(isAccessDenied(new Error("boom")), false);
+ * ```
+ */
+export function isAccessDenied(error: unknown): boolean {
+  return error instanceof ApiError && (error.status === 401 || error.status === 403);
+}
+
+/**
  * Applies a plan in two phases, as Immich's merge rule requires: first every deletion (the
  * `delete` actions and the deletions of each `replace`), then every write that lists assets
  * (the creations of the replaces, primary updates, grows and creates), each phase in plan
  * order.
  *
  * Stacks already in sync are logged at debug, conflicts left alone (no REPLACE_STACKS) at info.
- * A `replace` stops at its first failed deletion and does not create its group; a replace
- * that needs a stack another replace failed to delete is skipped (`deletion-failed`). A dry
- * run logs what it would do, calls nothing and records every action as skipped (`dry-run`).
+ * Every action logs one line at info, worded as in a dry run or as done (see `writeMessage`),
+ * with the file names of its assets in the `files` field. A dry run logs what it would do,
+ * calls nothing and records every action as skipped (`dry-run`).
  *
  * @param plan The plan from `planStacks`.
  * @param writer Performs the writes.
@@ -69,14 +116,16 @@ export interface ApplyOptions {
  *   createStack: (ids: readonly string[]) => (calls.push(`create ${ids}`), Promise.resolve({ id: "new" })),
  *   updateStackPrimary: () => Promise.resolve(),
  *   deleteStack: (id: string) => (calls.push(`delete ${id}`), Promise.reject(new Error("boom"))),
+ *   stackWithPrimary: () => Promise.resolve(undefined),
  * };
  * const replace = {
  *   kind: "replace", stackIds: ["s1"], deleteStackIds: ["s1"], assetIds: ["a", "b"],
+ *   previous: [{ id: "s1", primaryAssetId: "a", assetIds: ["a", "z"], trashedAssetIds: [] }],
  *   reason: "member-outside-group", context: { assets: [] },
  * } as const;
  * const outcomes = await applyPlan({ actions: [replace], inSync: [], needsReplace: [] }, writer, { dryRun: false });
  * assert.deepEqual(calls, ["delete s1"]);
- * assert.deepEqual(outcomes, [{ action: replace, status: "failed", error: "Failed to delete stack s1: boom" }]);
+ * assert.equal(outcomes[0].status, "failed");
  * ```
  */
 export async function applyPlan(
@@ -88,62 +137,532 @@ export async function applyPlan(
   logLeftAlone(plan, logger);
   if (options.dryRun) {
     for (const action of plan.actions) {
-      logDryRun(action, logger);
+      logger.info(writeMessage(action, { dryRun: true }), lineProperties(action));
+      const unfetched = unfetchedMessage(action, { dryRun: true });
+      if (unfetched !== undefined) logger.info(unfetched, properties(action));
       options.afterAction?.();
     }
     return plan.actions.map((action) => ({ action, status: "skipped", because: "dry-run" }));
   }
+  const run = new Run(plan, writer, options, logger);
+  await run.deletions();
+  await run.listingWrites();
+  return plan.actions.map((action) => run.outcomes.get(action)!);
+}
 
-  const outcomes = new Map<Action, Outcome>();
-  const stopped = () => options.signal?.aborted === true;
-  // Stacks a replace needed gone but that still exist: their replacements must not be created,
-  // or the merge rule would fold the old stack back in.
-  const notDeleted = new Set<string>();
+/** A write that lists assets and depends on old stacks being gone: a replace or a reset's create. */
+type Dependent = ReplaceAction | (CreateAction & { readonly stackIds: readonly string[] });
 
-  for (const action of plan.actions) {
-    if (action.kind !== "delete" && action.kind !== "replace") continue;
-    if (stopped()) {
-      outcomes.set(action, { action, status: "skipped", because: "aborted" });
-      if (action.kind === "replace") action.deleteStackIds.forEach((id) => notDeleted.add(id));
-      continue;
+/** Dependent writes that share old stacks, in plan order, with those stacks. */
+interface Component {
+  readonly actions: Dependent[];
+  readonly stackIds: Set<string>;
+}
+
+/** What a create came to: done (perhaps found done after a lost answer) or not, and why. */
+type CreateResult =
+  | { readonly done: true; readonly id: string }
+  | {
+    readonly done: false;
+    readonly error: string;
+    /** The server may have made the stack: nothing can safely be put back. */
+    readonly unknown: boolean;
+    readonly accessDenied: boolean;
+  };
+
+/** One real run of a plan: the outcomes so far and what the server's stacks now are. */
+class Run {
+  readonly outcomes = new Map<Action, Outcome>();
+  readonly #plan: Plan;
+  readonly #writer: StackWriter;
+  readonly #options: ApplyOptions;
+  readonly #logger: Logger;
+  /** Stacks the plan deletes, as they were. */
+  readonly #previous = new Map<string, PreviousStack>();
+  /** Stacks deleted in the first phase. */
+  readonly #deleted = new Set<string>();
+  /** Stacks the plan deletes that still exist: their deletion failed or never started. */
+  readonly #notDeleted = new Set<string>();
+  /**
+   * Assets in a stack that the plan took to be gone (not deleted, or put back): no later write
+   * may list them.
+   */
+  readonly #stillStacked = new Map<string, string>();
+  /** The 401 or 403 that ended the pass. */
+  #denied: string | undefined;
+
+  constructor(plan: Plan, writer: StackWriter, options: ApplyOptions, logger: Logger) {
+    this.#plan = plan;
+    this.#writer = writer;
+    this.#options = options;
+    this.#logger = logger;
+    for (const action of plan.actions) {
+      if (action.kind === "delete") {
+        this.#previous.set(action.stackId, {
+          id: action.stackId,
+          primaryAssetId: action.assetIds[0],
+          assetIds: action.assetIds,
+          trashedAssetIds: action.trashedAssetIds,
+        });
+      } else if (action.kind === "replace") {
+        for (const stack of action.previous) this.#previous.set(stack.id, stack);
+      }
     }
-    const failure = action.kind === "delete"
-      ? await deleteOne(action, action.stackId, writer, logger)
-      : await deleteForReplace(action, writer, logger, notDeleted);
-    options.afterAction?.();
-    if (failure !== undefined) outcomes.set(action, { action, status: "failed", error: failure });
-    else if (action.kind === "delete") outcomes.set(action, { action, status: "ok" });
   }
 
-  for (const action of plan.actions) {
-    if (outcomes.has(action) || action.kind === "delete") continue;
-    if (stopped()) {
-      if (action.kind === "replace") {
-        logger.warn(
-          `Stopped before creating the stack that replaces ${action.stackIds.join(", ")}; ` +
-            "the next run creates it",
-          properties(action),
-        );
+  get #stopped(): boolean {
+    return this.#options.signal?.aborted === true;
+  }
+
+  /** Why nothing more may be sent, if so. */
+  #halt(): SkipCause | undefined {
+    if (this.#denied !== undefined) return "access-denied";
+    return this.#stopped ? "aborted" : undefined;
+  }
+
+  /** First phase: every `delete` and every deletion of a `replace`, in plan order. */
+  async deletions(): Promise<void> {
+    for (const action of this.#plan.actions) {
+      if (action.kind !== "delete" && action.kind !== "replace") continue;
+      const stackIds = action.kind === "delete" ? [action.stackId] : action.deleteStackIds;
+      const halt = this.#halt();
+      if (halt !== undefined) {
+        this.outcomes.set(action, { action, status: "skipped", because: halt });
+        stackIds.forEach((id) => this.#keep(id));
+        continue;
       }
-      outcomes.set(action, { action, status: "skipped", because: "aborted" });
-      continue;
+      if (action.kind === "replace") {
+        const unfetched = unfetchedMessage(action, { dryRun: false });
+        if (unfetched !== undefined) this.#logger.info(unfetched, properties(action));
+      }
+      for (const [i, stackId] of stackIds.entries()) {
+        const failure = await this.#deleteOne(action, stackId);
+        if (failure === undefined) continue;
+        this.outcomes.set(action, failure);
+        stackIds.slice(i).forEach((id) => this.#keep(id));
+        break;
+      }
+      this.#options.afterAction?.();
+      if (action.kind === "delete" && !this.outcomes.has(action)) {
+        this.outcomes.set(action, { action, status: "ok" });
+      }
     }
-    const blocker = action.kind === "replace"
-      ? action.stackIds.find((id) => notDeleted.has(id))
-      : undefined;
+  }
+
+  /** Second phase: replaces and reset creates by component, then updates, grows and creates. */
+  async listingWrites(): Promise<void> {
+    const components = componentsOf(this.#plan);
+    const done = new Set<Component>();
+    for (const action of this.#plan.actions) {
+      const component = components.get(action);
+      if (component !== undefined) {
+        if (!done.has(component)) await this.#component(component);
+        done.add(component);
+        continue;
+      }
+      if (this.outcomes.has(action) || action.kind === "delete" || action.kind === "replace") {
+        continue;
+      }
+      this.outcomes.set(action, await this.#single(action));
+    }
+  }
+
+  /** An update, grow or new-group create. */
+  async #single(action: Exclude<Action, DeleteAction | ReplaceAction>): Promise<Outcome> {
+    const halt = this.#halt();
+    if (halt !== undefined) return { action, status: "skipped", because: halt };
+    const own = "stackId" in action ? action.stackId : undefined;
+    const blocker = action.assetIds
+      .map((id) => this.#stillStacked.get(id))
+      .find((stackId) => stackId !== undefined && stackId !== own);
     if (blocker !== undefined) {
-      logger.warn(
-        `Skipped creating the stack that replaces ${blocker}: the stack could not be deleted`,
+      this.#logger.warn(
+        `Skipped ${describeWrite(action)}: stack ${blocker} holding some of its assets ` +
+          "could not be deleted",
         properties(action, blocker),
       );
-      outcomes.set(action, { action, status: "skipped", because: "deletion-failed" });
-      continue;
+      return { action, status: "skipped", because: "deletion-failed" };
     }
-    outcomes.set(action, await write(action, writer, logger));
-    options.afterAction?.();
+    const outcome = await this.#write(action);
+    this.#options.afterAction?.();
+    return outcome;
   }
 
-  return plan.actions.map((action) => outcomes.get(action)!);
+  async #write(action: Exclude<Action, DeleteAction | ReplaceAction>): Promise<Outcome> {
+    if (action.kind === "update-primary") {
+      try {
+        await this.#writer.updateStackPrimary(action.stackId, action.assetIds[0]);
+      } catch (error) {
+        return this.#failed(action, `Failed to update stack ${action.stackId}`, error);
+      }
+      this.#logger.info(writeMessage(action, { dryRun: false }), lineProperties(action));
+      return { action, status: "ok" };
+    }
+    const result = await this.#create(action, action.assetIds);
+    if (!result.done) {
+      const what = action.kind === "grow" ? `update stack ${action.stackId}` : "create stack";
+      return this.#failedCreate(action, `Failed to ${what}`, result);
+    }
+    const lineProps = action.kind === "grow"
+      ? { ...lineProperties(action), newStackID: result.id }
+      : lineProperties(action, result.id);
+    this.#logger.info(writeMessage(action, { dryRun: false }), lineProps);
+    return { action, status: "ok", stackId: result.id };
+  }
+
+  /** Runs the dependent writes of one component: all of them, or none. */
+  async #component(component: Component): Promise<void> {
+    const pending = component.actions.filter((action) => !this.outcomes.has(action));
+    const deleted = [...component.stackIds].filter((id) => this.#deleted.has(id));
+    const halt = this.#halt();
+    if (halt !== undefined) {
+      for (const [i, action] of pending.entries()) {
+        this.outcomes.set(action, {
+          action,
+          status: "skipped",
+          because: halt,
+          ...(i === 0 && deleted.length > 0 ? { deletedStackIds: deleted } : {}),
+        });
+        if (halt === "aborted" && deleted.length > 0) {
+          this.#logger.warn(
+            `Stopped before ${describeWrite(action)}; the next run creates it`,
+            properties(action),
+          );
+        }
+      }
+      if (halt === "access-denied") this.#reportLost(deleted, this.#denied!);
+      return;
+    }
+    const blocker = [...component.stackIds].find((id) => this.#notDeleted.has(id));
+    if (blocker !== undefined) {
+      for (const action of pending) {
+        this.#logger.warn(
+          `Skipped ${describeWrite(action)}: stack ${blocker} could not be deleted`,
+          properties(action, blocker),
+        );
+      }
+      const rollback = await this.#putBack(deleted, []);
+      this.#settle(component, pending, "deletion-failed", rollback);
+      return;
+    }
+
+    const created: { action: Dependent; id: string }[] = [];
+    let told = false;
+    for (const action of pending) {
+      const stop = this.#halt();
+      if (stop !== undefined) {
+        // The signal came between two creates of one component: leave the rest to the next
+        // run rather than send more writes after it.
+        this.outcomes.set(action, {
+          action,
+          status: "skipped",
+          because: stop,
+          ...(told ? {} : { deletedStackIds: deleted }),
+        });
+        told = true;
+        continue;
+      }
+      const result = await this.#create(action, action.assetIds);
+      this.#options.afterAction?.();
+      if (result.done) {
+        created.push({ action, id: result.id });
+        this.outcomes.set(action, { action, status: "ok", stackId: result.id });
+        this.#logger.info(
+          writeMessage(action, { dryRun: false, newStackId: result.id }),
+          lineProperties(action, result.id),
+        );
+        continue;
+      }
+      const failed = this.#failedCreate(action, "Failed to create stack", result);
+      this.outcomes.set(action, failed);
+      if (result.unknown || result.accessDenied) {
+        this.#reportLost(deleted, result.error);
+        for (const rest of pending) {
+          if (!this.outcomes.has(rest)) {
+            this.outcomes.set(rest, {
+              action: rest,
+              status: "skipped",
+              because: result.accessDenied ? "access-denied" : "rolled-back",
+            });
+          }
+        }
+        return;
+      }
+      const rollback = await this.#putBack(deleted, created.map((c) => c.id));
+      this.outcomes.set(action, { ...failed, rollback });
+      for (const { action: done } of created) {
+        this.outcomes.set(done, { action: done, status: "skipped", because: "rolled-back" });
+      }
+      for (const rest of pending) {
+        if (!this.outcomes.has(rest)) {
+          this.outcomes.set(rest, { action: rest, status: "skipped", because: "rolled-back" });
+        }
+      }
+      return;
+    }
+  }
+
+  /** Records the outcome of every action of a component that could not run, with its rollback. */
+  #settle(component: Component, pending: Dependent[], because: SkipCause, rollback: Rollback) {
+    let attached = false;
+    for (const action of component.actions) {
+      const outcome = this.outcomes.get(action);
+      if (outcome?.status === "failed" && !attached) {
+        this.outcomes.set(action, { ...outcome, rollback });
+        attached = true;
+      }
+    }
+    for (const action of pending) {
+      this.outcomes.set(action, {
+        action,
+        status: "skipped",
+        because,
+        ...(attached ? {} : { rollback }),
+      });
+      attached = true;
+    }
+  }
+
+  /**
+   * Deletes the stacks a component created, then re-creates the stacks it had deleted, members
+   * listed cover first, leaving out members in the trash (Immich would drop them).
+   */
+  async #putBack(deleted: readonly string[], created: readonly string[]): Promise<Rollback> {
+    const restored: RestoredStack[] = [];
+    const lost: LostStack[] = [];
+    const survivors: string[] = [];
+    for (const id of created) {
+      try {
+        await this.#writer.deleteStack(id);
+        this.#logger.info(`Deleted stack ${id} again: its replace could not finish`, {
+          stackID: id,
+        });
+      } catch (error) {
+        if (isAccessDenied(error)) this.#denied = message(error);
+        survivors.push(id);
+        this.#logger.error(`Failed to delete stack ${id} again`, {
+          stackID: id,
+          error: message(error),
+        });
+      }
+    }
+    for (const id of deleted) {
+      const previous = this.#previous.get(id)!;
+      const trashed = new Set(previous.trashedAssetIds);
+      const listed = previous.assetIds.filter((assetId) => !trashed.has(assetId));
+      const lose = (error: string) => {
+        lost.push({ from: id, assetIds: previous.assetIds, error });
+        this.#logger.error(`Could not put back stack ${id}: ${error}`, {
+          stackID: id,
+          assetID: previous.primaryAssetId,
+          assets: previous.assetIds.length,
+          members: previous.assetIds,
+        });
+      };
+      if (this.#denied !== undefined) {
+        lose(this.#denied);
+        continue;
+      }
+      if (survivors.length > 0) {
+        lose(`stacks ${survivors.join(", ")} made by the replace could not be deleted again`);
+        continue;
+      }
+      if (previous.assetIds.length < 2) {
+        // Immich shows a 1-asset stack as no stack: there is nothing to put back.
+        this.#logger.info(`Did not put back stack ${id}: it held one asset`, { stackID: id });
+        continue;
+      }
+      if (listed.length < 2) {
+        lose("fewer than 2 of its members are outside the trash, and no create can list those");
+        continue;
+      }
+      const result = await this.#create(undefined, listed);
+      if (!result.done) {
+        lose(result.error);
+        continue;
+      }
+      for (const assetId of previous.assetIds) this.#stillStacked.set(assetId, result.id);
+      const leftOut = previous.trashedAssetIds;
+      restored.push({ from: id, to: result.id, leftOut });
+      this.#logger.warn(
+        `Put back stack ${id} as stack ${result.id}` +
+          (leftOut.length > 0 ? ` without ${leftOut.length} members in the trash` : ""),
+        { stackID: id, newStackID: result.id, assetID: listed[0], assets: listed.length },
+      );
+    }
+    return { restored, lost };
+  }
+
+  /** Logs the deleted stacks of a component that cannot be put back, members included. */
+  #reportLost(deleted: readonly string[], why: string): void {
+    for (const id of deleted) {
+      const previous = this.#previous.get(id)!;
+      this.#logger.error(`Could not put back stack ${id}: ${why}`, {
+        stackID: id,
+        assetID: previous.primaryAssetId,
+        assets: previous.assetIds.length,
+        members: previous.assetIds,
+      });
+    }
+  }
+
+  /**
+   * `POST /stacks`, refused before it is sent when it would list an asset twice or fewer than
+   * 2 assets. When no answer tells what happened, the server is asked whether the stack exists.
+   */
+  async #create(action: Action | undefined, assetIds: readonly string[]): Promise<CreateResult> {
+    // A grow lists the primary of the stack it grows: that stack is no sign the create was done.
+    const before = action?.kind === "grow" ? action.stackId : undefined;
+    if (assetIds.length < 2 || new Set(assetIds).size !== assetIds.length) {
+      return {
+        done: false,
+        error: `Cannot create a stack of fewer than 2 different assets: current value is ${
+          assetIds.join(", ")
+        }`,
+        unknown: false,
+        accessDenied: false,
+      };
+    }
+    try {
+      return { done: true, id: (await this.#writer.createStack(assetIds)).id };
+    } catch (error) {
+      const detail = message(error);
+      if (isAccessDenied(error)) {
+        this.#denied = detail;
+        return { done: false, error: detail, unknown: false, accessDenied: true };
+      }
+      if (error instanceof PermanentError && isClientError(error.status)) {
+        return { done: false, error: detail, unknown: false, accessDenied: false };
+      }
+      try {
+        const found = await this.#writer.stackWithPrimary(assetIds[0]);
+        if (found !== undefined && found.id !== before) {
+          this.#logger.warn("Created stack {stackID}, though its answer was lost", {
+            stackID: found.id,
+            assetID: assetIds[0],
+            ...(action === undefined ? {} : { reason: action.reason }),
+          });
+          return { done: true, id: found.id };
+        }
+        return { done: false, error: detail, unknown: false, accessDenied: false };
+      } catch (checkError) {
+        if (isAccessDenied(checkError)) this.#denied = message(checkError);
+        return {
+          done: false,
+          error: `${detail}; cannot tell whether the stack was made: ${message(checkError)}`,
+          unknown: true,
+          accessDenied: isAccessDenied(checkError),
+        };
+      }
+    }
+  }
+
+  /** Deletes one stack for a `delete` or `replace` and logs it; returns the failed outcome. */
+  async #deleteOne(action: DeleteAction | ReplaceAction, stackId: string) {
+    try {
+      await this.#writer.deleteStack(stackId);
+    } catch (error) {
+      return this.#failed(action, `Failed to delete stack ${stackId}`, error, stackId);
+    }
+    this.#deleted.add(stackId);
+    if (action.kind === "delete") {
+      this.#logger.info(writeMessage(action, { dryRun: false }), lineProperties(action));
+    } else {
+      this.#logger.info(replaceDeletionMessage(stackId), properties(action, stackId));
+    }
+    return undefined;
+  }
+
+  /** Keeps the assets of a stack the plan meant to delete out of every later write. */
+  #keep(stackId: string): void {
+    this.#notDeleted.add(stackId);
+    for (const assetId of this.#previous.get(stackId)?.assetIds ?? []) {
+      this.#stillStacked.set(assetId, stackId);
+    }
+  }
+
+  #failed(action: Action, what: string, error: unknown, stackId?: string): Outcome {
+    const detail = message(error);
+    const accessDenied = isAccessDenied(error);
+    if (accessDenied) this.#denied = detail;
+    this.#logger.error(what, { ...properties(action, stackId), error: detail });
+    return {
+      action,
+      status: "failed",
+      error: `${what}: ${detail}`,
+      ...(accessDenied ? { accessDenied } : {}),
+    };
+  }
+
+  #failedCreate(
+    action: Action,
+    what: string,
+    result: Extract<CreateResult, { done: false }>,
+  ): Extract<Outcome, { status: "failed" }> {
+    this.#logger.error(what, { ...properties(action), error: result.error });
+    return {
+      action,
+      status: "failed",
+      error: `${what}: ${result.error}`,
+      ...(result.accessDenied ? { accessDenied: true } : {}),
+    };
+  }
+}
+
+/** 4xx but 401, 403 (the key) and 429 (retried): the server refused the request unread. */
+function isClientError(status: number | undefined): boolean {
+  return status !== undefined && status >= 400 && status < 500 && status !== 401 &&
+    status !== 403 && status !== 429;
+}
+
+/** Groups the dependent writes that share old stacks (union by stack id). */
+function componentsOf(plan: Plan): Map<Action, Component> {
+  const byStack = new Map<string, Component>();
+  const byAction = new Map<Action, Component>();
+  for (const action of plan.actions) {
+    const stackIds = action.kind === "replace"
+      ? action.stackIds
+      : action.kind === "create"
+      ? action.stackIds
+      : undefined;
+    if (stackIds === undefined || stackIds.length === 0) continue;
+    const dependent = action as Dependent;
+    let component: Component = { actions: [dependent], stackIds: new Set(stackIds) };
+    for (const id of stackIds) {
+      const other = byStack.get(id);
+      if (other === undefined || other === component) continue;
+      // Merge the smaller into the larger; actions keep plan order.
+      const [big, small] = other.actions.length >= component.actions.length
+        ? [other, component]
+        : [component, other];
+      big.actions.push(...small.actions);
+      big.actions.sort((a, b) => plan.actions.indexOf(a) - plan.actions.indexOf(b));
+      for (const stackId of small.stackIds) big.stackIds.add(stackId);
+      component = big;
+    }
+    for (const id of component.stackIds) byStack.set(id, component);
+    for (const member of component.actions) byAction.set(member, component);
+  }
+  return byAction;
+}
+
+/** The write a dependent or single action makes, for "Skipped …" and "Stopped before …" lines. */
+function describeWrite(action: Action): string {
+  switch (action.kind) {
+    case "replace":
+      return `creating the stack that replaces ${action.stackIds.join(", ")}`;
+    case "create":
+      return `creating a stack of ${action.assetIds.length} assets`;
+    case "grow":
+    case "update-primary":
+      return `updating stack ${action.stackId}`;
+    case "delete":
+      return `deleting stack ${action.stackId}`;
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Context properties of a log line about an action (and one of its stacks). */
@@ -156,6 +675,11 @@ function properties(action: Action, stackId?: string): Record<string, unknown> {
     reason: action.reason,
     assets: action.assetIds.length,
   };
+}
+
+/** The properties of an action's own line: its context plus the file names of its assets. */
+function lineProperties(action: Action, stackId?: string): Record<string, unknown> {
+  return { ...properties(action, stackId), files: fileList(action.context.assets) };
 }
 
 function ownStacks(action: Action): string | undefined {
@@ -176,7 +700,11 @@ function logLeftAlone(plan: Plan, logger: Logger): void {
   }
   for (const entry of plan.needsReplace) {
     const stackIds = entry.stackIds.join(", ");
-    logger.info(`Left stack ${stackIds} as it is: set REPLACE_STACKS=true to replace it`, {
+    const why = entry.reason === "member-in-trash"
+      ? "adding photos to it would drop its members in the trash; restore or delete them, or " +
+        "set REPLACE_STACKS=true to replace it"
+      : "set REPLACE_STACKS=true to replace it";
+    logger.info(`Left stack ${stackIds} as it is: ${why}`, {
       stackID: entry.stackIds.join(","),
       assetID: entry.assetIds[0],
       filename: entry.context.assets[0]?.originalFileName,
@@ -184,104 +712,4 @@ function logLeftAlone(plan: Plan, logger: Logger): void {
       assets: entry.assetIds.length,
     });
   }
-}
-
-function logDryRun(action: Action, logger: Logger): void {
-  if (action.kind === "replace") {
-    for (const stackId of action.deleteStackIds) {
-      logger.info(writeMessage(action, { dryRun: true, stackId }), properties(action, stackId));
-    }
-  } else {
-    logger.info(writeMessage(action, { dryRun: true }), properties(action));
-  }
-}
-
-/** Deletes a replace's stacks, stopping at the first failure; returns its error message. */
-async function deleteForReplace(
-  action: ReplaceAction,
-  writer: StackWriter,
-  logger: Logger,
-  notDeleted: Set<string>,
-): Promise<string | undefined> {
-  for (const [i, stackId] of action.deleteStackIds.entries()) {
-    const failure = await deleteOne(action, stackId, writer, logger);
-    if (failure !== undefined) {
-      action.deleteStackIds.slice(i).forEach((id) => notDeleted.add(id));
-      return failure;
-    }
-  }
-  return undefined;
-}
-
-/** Deletes one stack for a `delete` or `replace` and logs it; returns the error message. */
-async function deleteOne(
-  action: Action,
-  stackId: string,
-  writer: StackWriter,
-  logger: Logger,
-): Promise<string | undefined> {
-  try {
-    await writer.deleteStack(stackId);
-  } catch (error) {
-    return logFailure(`Failed to delete stack ${stackId}`, error, action, logger, stackId);
-  }
-  logger.info(writeMessage(action, { dryRun: false, stackId }), properties(action, stackId));
-  return undefined;
-}
-
-/** Runs the listing write of a `replace`, `update-primary`, `grow` or `create`. */
-async function write(
-  action: Exclude<Action, DeleteAction>,
-  writer: StackWriter,
-  logger: Logger,
-): Promise<Outcome> {
-  try {
-    switch (action.kind) {
-      case "update-primary":
-        await writer.updateStackPrimary(action.stackId, action.assetIds[0]);
-        logger.info(writeMessage(action, { dryRun: false }), properties(action));
-        return { action, status: "ok" };
-      case "grow": {
-        const { id } = await writer.createStack(action.assetIds);
-        logger.info(writeMessage(action, { dryRun: false }), {
-          ...properties(action),
-          newStackID: id,
-        });
-        return { action, status: "ok", stackId: id };
-      }
-      case "replace": {
-        const { id } = await writer.createStack(action.assetIds);
-        logger.debug(`Created stack ${id} replacing ${action.stackIds.join(", ")}`, {
-          ...properties(action),
-          newStackID: id,
-        });
-        return { action, status: "ok", stackId: id };
-      }
-      case "create": {
-        const { id } = await writer.createStack(action.assetIds);
-        logger.info(writeMessage(action, { dryRun: false }), properties(action, id));
-        return { action, status: "ok", stackId: id };
-      }
-    }
-  } catch (error) {
-    const what = "stackId" in action ? `update stack ${action.stackId}` : "create stack";
-    return {
-      action,
-      status: "failed",
-      error: logFailure(`Failed to ${what}`, error, action, logger),
-    };
-  }
-}
-
-/** Logs a failed write with its context; returns `<message>: <error>` for the outcome. */
-function logFailure(
-  message: string,
-  error: unknown,
-  action: Action,
-  logger: Logger,
-  stackId?: string,
-): string {
-  const detail = error instanceof Error ? error.message : String(error);
-  logger.error(message, { ...properties(action, stackId), error: detail });
-  return `${message}: ${detail}`;
 }

@@ -2,10 +2,11 @@
  * Compares the existing stacks with the computed groups and decides what to change, as a
  * {@linkcode Plan} value. Pure: no I/O, no clock, no logger.
  *
- * The rules are in docs/architecture.md, "Reconcile rules". They are shaped by Immich's merge
- * rule: `POST /stacks` folds in the whole stack of any listed primary and moves listed children
- * out of their stacks. So a create may only list assets whose stacks are already gone, or the assets of
- * one stack that lies wholly inside the group (a grow), and every deletion runs first.
+ * The rules are in docs/safety.md. They are shaped by Immich's merge rule: `POST /stacks`
+ * folds in the whole stack of any listed primary (but its members in the trash) and moves
+ * listed children out of their stacks. So a create may only list assets whose stacks are
+ * already gone, or the assets of one stack that lies wholly inside the group (a grow), never an
+ * asset in the trash, and every deletion runs first.
  *
  * @module
  */
@@ -22,6 +23,8 @@ import type {
   InSyncStack,
   NeedsReplace,
   Plan,
+  PreviousStack,
+  RemovedAsset,
   ReplaceAction,
   Stack,
 } from "../model.ts";
@@ -53,6 +56,33 @@ export interface PlanOptions {
    * @default {new Map()}
    */
   readonly fileNames?: ReadonlyMap<string, string>;
+  /**
+   * Stack members the pass did not fetch: videos without INCLUDE_VIDEOS, archived photos
+   * without WITH_ARCHIVED, photos outside the album and date filters, hidden live-photo parts,
+   * members in the trash. Grouping never saw them, so they are not "outside the group": they
+   * stay in their stack unless a replace or reset deletes it (and then the plan names them), and
+   * a stack whose cover is one of them keeps that cover.
+   *
+   * @default {new Set()}
+   */
+  readonly notFetched?: ReadonlySet<string>;
+  /**
+   * Assets in the trash, stack members or fetched with WITH_DELETED. Immich leaves a trashed
+   * asset out of a stack it merges, and out of a new stack unless it is listed first, when it
+   * becomes the cover while in the trash. So no create lists one, a stack holding one never
+   * grows, and a trashed asset stays in the stack it is in, whatever its group.
+   *
+   * @default {new Set()}
+   */
+  readonly trashed?: ReadonlySet<string>;
+  /**
+   * Ids of stacks that may hold members Immich lists nowhere (a trashed or hidden asset whose
+   * stack Immich would not name): such a stack is never counted as holding one asset and never
+   * grows.
+   *
+   * @default {new Set()}
+   */
+  readonly unseenMembers?: ReadonlySet<string>;
 }
 
 /** The number of actions of each kind plus what was left alone; see {@linkcode countPlan}. */
@@ -66,33 +96,40 @@ export interface PlanCounts {
   readonly needsReplace: number;
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /**
  * Plans the changes that make the existing stacks match the groups.
  *
- * For a group `g`, the touched stacks are those holding any asset of `g` (the index covers
- * every member, not only primaries):
+ * Each group is first reduced to what a create may list: its assets in order, without assets in
+ * the trash and without repeats; a group left with fewer than 2 assets is dropped. The touched
+ * stacks are those holding any listed asset (the index covers every member, not only
+ * primaries). A stack's *fetched* members are those neither in `notFetched` nor in `trashed`:
  *
  * | touched | condition | result |
  * |---|---|---|
  * | none | | `create` (`new-group`) |
- * | one stack | same members, same primary | in sync, no action |
- * | one stack | same members, other primary | `update-primary` (`primary-changed`) |
- * | one stack | its members a strict subset of `g` | `grow` (`group-grew`) |
- * | one stack | a member outside `g` | conflict (`member-outside-group`) |
+ * | one stack | fetched members = group, same primary or a cover not fetched | in sync, no action |
+ * | one stack | fetched members = group, other primary | `update-primary` (`primary-changed`) |
+ * | one stack | fetched members a strict subset of the group, none trashed | `grow` (`group-grew`) |
+ * | one stack | fetched members a strict subset, a member in the trash | conflict (`member-in-trash`) |
+ * | one stack | a fetched member outside the group | conflict (`member-outside-group`) |
  * | two or more | | conflict (`group-spans-stacks`) |
  *
  * A conflict becomes a `replace` with `replaceStacks`, else an entry of `needsReplace`.
- * A 1-asset stack whose asset is in `g` is a subset of `g`, so when it is the only touched
+ * A grow lists the stack's cover first when the pass did not fetch it, so the cover stays.
+ * A 1-asset stack whose asset is in the group is a subset of it, so when it is the only touched
  * stack the group grows from it; Immich folds it in through its primary and nothing is lost.
- * With `removeSingleAssetStacks`, 1-asset stacks are deleted first and groups are planned as
- * if their assets were unstacked. Stacks that no group touches are left alone otherwise.
+ * With `removeSingleAssetStacks`, stacks of exactly one member (members Immich hides counted)
+ * are deleted first and groups are planned as if their assets were unstacked. Stacks that no
+ * group touches are left alone otherwise.
  *
  * Actions come in execution order: deletions, then replaces, then primary updates, grows and
  * creates, each kind in group order. No stack is deleted twice.
  *
- * @param existing The user's stacks, every member listed (`GET /stacks`).
+ * @param existing The user's stacks, every member listed (those Immich hides included).
  * @param groups Promoted groups: parent first, 2+ assets each, no asset in two groups.
- * @param options What the plan may do.
+ * @param options What the plan may do, and which members the pass did not fetch.
  * @returns The plan.
  *
  * @example Grow an existing stack
@@ -110,23 +147,49 @@ export interface PlanCounts {
  * assert.equal(plan.actions[0].kind, "grow");
  * assert.deepEqual(plan.actions[0].assetIds, ["a", "b", "c"]);
  * ```
+ *
+ * @example A video the pass did not fetch stays in its stack
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { planStacks } from "./plan.ts";
+ *
+ * const asset = (id: string) => ({ id, originalFileName: `${id}.jpg` });
+ * const plan = planStacks(
+ *   [{ id: "s1", primaryAssetId: "a", assetIds: ["a", "b", "clip"] }],
+ *   [{ key: "k", assets: [asset("a"), asset("b")] }],
+ *   {
+ *     replaceStacks: false,
+ *     removeSingleAssetStacks: false,
+ *     resetStacks: false,
+ *     notFetched: new Set(["clip"]),
+ *   },
+ * );
+ * assert.deepEqual(plan.inSync, [{ stackId: "s1", groupKey: "k" }]);
+ * ```
  */
 export function planStacks(
   existing: readonly Stack[],
   groups: readonly PlanGroup[],
   options: PlanOptions,
 ): Plan {
+  const members = new Membership(options);
+  const listings = listingsOf(groups, members.trashed);
   if (options.resetStacks) {
+    const index = new StackIndex(existing);
     const labels = new Labels(groups, new Set(existing.flatMap(membersOf)), options.fileNames);
     return {
       actions: [
-        ...existing.map((stack) => deleteAction(stack, "reset", labels)),
-        ...groups.map((group): CreateAction => ({
-          kind: "create",
-          assetIds: assetIdsOf(group),
-          reason: "reset",
-          context: { groupKey: group.key, assets: group.assets },
-        })),
+        ...existing.map((stack) => deleteAction(stack, "reset", labels, members)),
+        ...listings.map(({ group, assets }): CreateAction => {
+          const stackIds = index.touchedBy(assets).map((stack) => stack.id);
+          return {
+            kind: "create",
+            assetIds: idsOf(assets),
+            reason: "reset",
+            ...(stackIds.length > 0 ? { stackIds } : {}),
+            context: { groupKey: group.key, assets },
+          };
+        }),
       ],
       inSync: [],
       needsReplace: [],
@@ -136,7 +199,7 @@ export function planStacks(
   const singles: Stack[] = [];
   const remaining: Stack[] = [];
   for (const stack of existing) {
-    if (options.removeSingleAssetStacks && membersOf(stack).length === 1) singles.push(stack);
+    if (options.removeSingleAssetStacks && members.isSingle(stack)) singles.push(stack);
     else remaining.push(stack);
   }
 
@@ -148,92 +211,117 @@ export function planStacks(
   const inSync: InSyncStack[] = [];
   const needsReplace: NeedsReplace[] = [];
   const deletedByReplace = new Set<string>();
+  const coverLabels: string[] = [];
 
-  for (const group of groups) {
+  for (const { group, assets } of listings) {
     // One pass: the first touched stack, whether a second one exists, and how many of the
-    // group's assets are stacked at all.
+    // listed assets are stacked at all.
     let entry: Indexed | undefined;
     let spans = false;
     let stacked = 0;
-    for (const asset of group.assets) {
+    for (const asset of assets) {
       const holder = index.entryOf(asset.id);
       if (holder === undefined) continue;
       stacked++;
       if (entry === undefined) entry = holder;
       else if (holder !== entry) spans = true;
     }
-    const context: ActionContext = { groupKey: group.key, assets: group.assets };
+    const context: ActionContext = { groupKey: group.key, assets };
+    const assetIds = idsOf(assets);
     if (entry === undefined) {
-      creates.push({ kind: "create", assetIds: assetIdsOf(group), reason: "new-group", context });
+      creates.push({ kind: "create", assetIds, reason: "new-group", context });
       continue;
     }
     const { stack } = entry;
-    // Every member of the one touched stack is in the group: it cannot lose an asset.
-    if (!spans && stacked === entry.size) {
-      if (stacked < group.assets.length) {
-        const added = group.assets.filter((asset) => index.entryOf(asset.id) === undefined);
+    let reason: ConflictReason = spans ? "group-spans-stacks" : "member-outside-group";
+    // Every fetched member of the one touched stack is listed: it cannot lose an asset.
+    if (!spans && stacked === members.fetchedCount(entry)) {
+      const coverKept = members.isKept(stack.primaryAssetId);
+      if (stacked === assets.length) {
+        if (coverKept || stack.primaryAssetId === assetIds[0]) {
+          inSync.push({ stackId: stack.id, groupKey: group.key });
+        } else {
+          updates.push({
+            kind: "update-primary",
+            stackId: stack.id,
+            assetIds,
+            reason: "primary-changed",
+            context: { ...context, previousPrimary: labelIn(assets, stack.primaryAssetId) },
+          });
+        }
+        continue;
+      }
+      if (!members.mayLoseOnMerge(entry)) {
+        const added = assets.filter((asset) => index.entryOf(asset.id) === undefined);
+        if (coverKept) coverLabels.push(stack.primaryAssetId);
         grows.push({
           kind: "grow",
           stackId: stack.id,
-          assetIds: assetIdsOf(group),
+          assetIds: coverKept ? [stack.primaryAssetId, ...assetIds] : assetIds,
           reason: "group-grew",
+          // The kept cover's label is filled in below, with the other names looked up.
           context: { ...context, added },
         });
-      } else if (stack.primaryAssetId !== group.assets[0].id) {
-        updates.push({
-          kind: "update-primary",
-          stackId: stack.id,
-          assetIds: assetIdsOf(group),
-          reason: "primary-changed",
-          context: { ...context, previousPrimary: labelIn(group, stack.primaryAssetId) },
-        });
-      } else {
-        inSync.push({ stackId: stack.id, groupKey: group.key });
+        continue;
       }
-      continue;
+      reason = "member-in-trash";
     }
-    const reason: ConflictReason = spans ? "group-spans-stacks" : "member-outside-group";
-    const touched = index.touchedBy(group);
+    const touched = index.touchedBy(assets);
     const stackIds = touched.map((stack) => stack.id);
     if (!options.replaceStacks) {
-      needsReplace.push({ stackIds, assetIds: assetIdsOf(group), reason, context });
+      needsReplace.push({ stackIds, assetIds, reason, context });
       continue;
     }
-    const deleteStackIds = stackIds.filter((id) => !deletedByReplace.has(id));
-    for (const id of deleteStackIds) deletedByReplace.add(id);
-    const action = {
+    const deleteStacks = touched.filter((stack) => !deletedByReplace.has(stack.id));
+    for (const { id } of deleteStacks) deletedByReplace.add(id);
+    const unseenStackIds = stackIds.filter((id) => members.unseen.has(id));
+    const action: ReplaceAction = {
       kind: "replace",
       stackIds,
-      deleteStackIds,
-      assetIds: assetIdsOf(group),
+      deleteStackIds: deleteStacks.map((stack) => stack.id),
+      previous: deleteStacks.map((stack) => members.previous(stack)),
+      assetIds,
       reason,
-      context,
-    } as const;
-    replaces.push({ action, removedIds: removedBy(group, touched) });
+      context: unseenStackIds.length > 0 ? { ...context, unseenStackIds } : context,
+    };
+    // What leaves is told once, by the replace that deletes the stack.
+    replaces.push({ action, removedIds: removedBy(assetIds, deleteStacks) });
   }
 
   // File names of assets outside the group at hand come from one scan of all groups, made
   // only for the few assets that need one.
   const labels = new Labels(
     groups,
-    new Set([...singles.flatMap(membersOf), ...replaces.flatMap((r) => r.removedIds)]),
+    new Set([
+      ...singles.flatMap(membersOf),
+      ...replaces.flatMap((r) => r.removedIds),
+      ...coverLabels,
+    ]),
     options.fileNames,
   );
   return {
     actions: [
-      ...singles.map((stack) => deleteAction(stack, "single-asset-stack", labels)),
+      ...singles.map((stack) => deleteAction(stack, "single-asset-stack", labels, members)),
       ...replaces.map(({ action, removedIds }): ReplaceAction => ({
         ...action,
         context: {
           ...action.context,
           removed: removedIds.map((id) => ({
             ...labels.of(id),
-            reason: labels.isGrouped(id) ? "in-other-group" : "in-no-group",
+            reason: members.whyRemoved(id, labels),
           })),
         },
       })),
       ...updates,
-      ...grows,
+      ...grows.map((grow) =>
+        grow.assetIds[0] === grow.context.assets[0]?.id ? grow : {
+          ...grow,
+          context: {
+            ...grow.context,
+            assets: [labels.of(grow.assetIds[0]), ...grow.context.assets],
+          },
+        }
+      ),
       ...creates,
     ],
     inSync,
@@ -294,16 +382,195 @@ export function hasChanges(plan: Plan): boolean {
   return plan.actions.length > 0;
 }
 
+/**
+ * Tells whether the plan deletes, grows or replaces a stack: the only actions whose safety
+ * depends on members Immich does not list (trashed and hidden ones). A plan without them
+ * stays the same when those members are known, so the run looks them up only for such a plan.
+ *
+ * @param plan A plan from {@linkcode planStacks}.
+ * @returns True when some action deletes or merges an existing stack.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { actsOnStackMembers } from "./plan.ts";
+ *
+ * const create = { kind: "create", assetIds: ["a", "b"], reason: "new-group", context: { assets: [] } } as const;
+ * assert.equal(actsOnStackMembers({ actions: [create], inSync: [], needsReplace: [] }), false);
+ * ```
+ */
+export function actsOnStackMembers(plan: Plan): boolean {
+  return plan.actions.some((action) =>
+    action.kind === "delete" || action.kind === "grow" || action.kind === "replace"
+  );
+}
+
+/**
+ * The assets the plan names only by id (no file name was known): members of stacks it
+ * deletes or replaces that the pass did not fetch.
+ *
+ * @param plan A plan from {@linkcode planStacks}.
+ * @returns Their ids, each once.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { unnamedAssets } from "./plan.ts";
+ *
+ * const remove = {
+ *   kind: "delete", stackId: "s1", assetIds: ["v"], trashedAssetIds: [], reason: "single-asset-stack",
+ *   context: { assets: [{ id: "v", originalFileName: "v" }] },
+ * } as const;
+ * assert.deepEqual(unnamedAssets({ actions: [remove], inSync: [], needsReplace: [] }), ["v"]);
+ * ```
+ */
+export function unnamedAssets(plan: Plan): string[] {
+  const ids = new Set<string>();
+  for (const action of plan.actions) {
+    const labels = action.kind === "replace"
+      ? action.context.removed ?? []
+      : action.kind === "delete"
+      ? action.context.assets
+      : [];
+    for (const label of labels) if (label.originalFileName === label.id) ids.add(label.id);
+  }
+  return [...ids];
+}
+
+/**
+ * The plan with file names filled in where it named an asset by id.
+ *
+ * @param plan A plan from {@linkcode planStacks}.
+ * @param fileNames File names by asset id.
+ * @returns The same plan, its deletes and replaces labelled with the names known.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { withFileNames } from "./plan.ts";
+ *
+ * const remove = {
+ *   kind: "delete", stackId: "s1", assetIds: ["v"], trashedAssetIds: [], reason: "single-asset-stack",
+ *   context: { assets: [{ id: "v", originalFileName: "v" }] },
+ * } as const;
+ * const named = withFileNames({ actions: [remove], inSync: [], needsReplace: [] }, new Map([["v", "V.MP4"]]));
+ * assert.equal(named.actions[0].context.assets[0].originalFileName, "V.MP4");
+ * ```
+ */
+export function withFileNames(plan: Plan, fileNames: ReadonlyMap<string, string>): Plan {
+  const name = <T extends AssetLabel>(label: T): T =>
+    label.originalFileName === label.id && fileNames.has(label.id)
+      ? { ...label, originalFileName: fileNames.get(label.id)! }
+      : label;
+  return {
+    ...plan,
+    actions: plan.actions.map((action): Action => {
+      if (action.kind === "delete") {
+        return {
+          ...action,
+          context: { ...action.context, assets: action.context.assets.map(name) },
+        };
+      }
+      if (action.kind === "replace" && action.context.removed !== undefined) {
+        return {
+          ...action,
+          context: { ...action.context, removed: action.context.removed.map(name) },
+        };
+      }
+      return action;
+    }),
+  };
+}
+
+/** A group reduced to what a create may list. */
+interface Listing {
+  readonly group: PlanGroup;
+  readonly assets: readonly AssetLabel[];
+}
+
+/**
+ * Each group's assets without trashed ones and without repeats, dropping groups left with
+ * fewer than 2: no create may list an asset twice (Immich folds the copies, which can make a
+ * 1-asset stack) or list an asset in the trash.
+ */
+function listingsOf(groups: readonly PlanGroup[], trashed: ReadonlySet<string>): Listing[] {
+  const listings: Listing[] = [];
+  for (const group of groups) {
+    const { assets } = group;
+    // Groups are small: a scan for repeats costs less than a set per group.
+    const clean = assets.every((asset, i) =>
+      !trashed.has(asset.id) && !assets.some((other, j) => j < i && other.id === asset.id)
+    );
+    const kept = clean
+      ? assets
+      : assets.filter((asset, i) =>
+        !trashed.has(asset.id) && assets.findIndex((other) => other.id === asset.id) === i
+      );
+    if (kept.length >= 2) listings.push({ group, assets: kept });
+  }
+  return listings;
+}
+
+/** What the plan knows about stack members beyond their ids. */
+class Membership {
+  readonly trashed: ReadonlySet<string>;
+  readonly notFetched: ReadonlySet<string>;
+  readonly unseen: ReadonlySet<string>;
+
+  constructor(options: PlanOptions) {
+    this.trashed = options.trashed ?? NONE;
+    this.notFetched = options.notFetched ?? NONE;
+    this.unseen = options.unseenMembers ?? NONE;
+  }
+
+  /** A member grouping never judged: not fetched, or in the trash. */
+  isKept(assetId: string): boolean {
+    return this.notFetched.has(assetId) || this.trashed.has(assetId);
+  }
+
+  /** The number of the stack's members that grouping judged. */
+  fetchedCount(entry: Indexed): number {
+    entry.fetched ??= membersOf(entry.stack).filter((id) => !this.isKept(id)).length;
+    return entry.fetched;
+  }
+
+  /** Whether Immich's merge (a grow) could drop a member: one in the trash, or one unseen. */
+  mayLoseOnMerge(entry: Indexed): boolean {
+    return this.unseen.has(entry.stack.id) ||
+      membersOf(entry.stack).some((id) => this.trashed.has(id));
+  }
+
+  /** Exactly one member, counting those Immich hides, and none it may hide unseen. */
+  isSingle(stack: Stack): boolean {
+    return membersOf(stack).length === 1 && !this.unseen.has(stack.id);
+  }
+
+  previous(stack: Stack): PreviousStack {
+    const assetIds = membersOf(stack);
+    return {
+      id: stack.id,
+      primaryAssetId: stack.primaryAssetId,
+      assetIds,
+      trashedAssetIds: assetIds.filter((id) => this.trashed.has(id)),
+    };
+  }
+
+  whyRemoved(assetId: string, labels: Labels): RemovedAsset["reason"] {
+    if (this.trashed.has(assetId)) return "in-trash";
+    if (this.notFetched.has(assetId)) return "not-fetched";
+    return labels.isGrouped(assetId) ? "in-other-group" : "in-no-group";
+  }
+}
+
 /** A stack in the index with its number of distinct members, the primary included. */
 interface Indexed {
   readonly stack: Stack;
   size: number;
+  /** Members grouping judged, counted when first needed. */
+  fetched?: number;
 }
 
-/**
- * Stacks by member, every member included (indexing only primaries would make the other
- * members look unstacked, to be stacked again on every run), and stack sizes.
- */
+/** Stacks by member, every member included (not only primaries), and stack sizes. */
 class StackIndex {
   // Keyed by asset id strings only: 50 000 stacks are indexed on every pass, and keying maps
   // by object identity is markedly slower in V8.
@@ -321,10 +588,10 @@ class StackIndex {
     return this.#entryOf.get(assetId);
   }
 
-  /** The distinct stacks holding any asset of the group, in the order first met. */
-  touchedBy(group: PlanGroup): Stack[] {
+  /** The distinct stacks holding any of the assets, in the order first met. */
+  touchedBy(assets: readonly AssetLabel[]): Stack[] {
     const touched = new Map<string, Stack>();
-    for (const asset of group.assets) {
+    for (const asset of assets) {
       const stack = this.#entryOf.get(asset.id)?.stack;
       if (stack !== undefined) touched.set(stack.id, stack);
     }
@@ -343,8 +610,7 @@ class StackIndex {
 
 /**
  * The distinct members of a stack, primary first, its primary included even if the listing
- * left it out (a trashed primary): such a stack then has a member outside every group and is
- * never grown, because the merge rule would not fold it in.
+ * left it out (a trashed primary).
  */
 function membersOf(stack: Stack): string[] {
   return [...new Set([stack.primaryAssetId, ...stack.assetIds])];
@@ -356,30 +622,36 @@ interface PendingReplace {
   readonly removedIds: readonly string[];
 }
 
-/** Members of the touched stacks that a replace leaves out of its group. */
-function removedBy(group: PlanGroup, touched: readonly Stack[]): string[] {
-  const inGroup = new Set(assetIdsOf(group));
-  return touched.flatMap(membersOf).filter((assetId) => !inGroup.has(assetId));
+/** Members of the stacks a replace deletes that it does not list. */
+function removedBy(assetIds: readonly string[], touched: readonly Stack[]): string[] {
+  const listed = new Set(assetIds);
+  return touched.flatMap(membersOf).filter((assetId) => !listed.has(assetId));
 }
 
-function deleteAction(stack: Stack, reason: DeleteReason, labels: Labels): DeleteAction {
-  const assetIds = membersOf(stack);
+function deleteAction(
+  stack: Stack,
+  reason: DeleteReason,
+  labels: Labels,
+  members: Membership,
+): DeleteAction {
+  const { assetIds, trashedAssetIds } = members.previous(stack);
   return {
     kind: "delete",
     stackId: stack.id,
     assetIds,
+    trashedAssetIds,
     reason,
     context: { assets: assetIds.map((id) => labels.of(id)) },
   };
 }
 
-function assetIdsOf(group: PlanGroup): string[] {
-  return group.assets.map((asset) => asset.id);
+function idsOf(assets: readonly AssetLabel[]): string[] {
+  return assets.map((asset) => asset.id);
 }
 
-/** The group's own label for one of its assets. */
-function labelIn(group: PlanGroup, assetId: string): AssetLabel | undefined {
-  return group.assets.find((asset) => asset.id === assetId);
+/** The listing's own label for one of its assets. */
+function labelIn(assets: readonly AssetLabel[], assetId: string): AssetLabel | undefined {
+  return assets.find((asset) => asset.id === assetId);
 }
 
 /** File names for display of the `wanted` assets, found in one scan of the groups. */

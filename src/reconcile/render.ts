@@ -1,39 +1,37 @@
 /**
  * Turns a {@linkcode Plan} into text for people, and holds the log messages of every write
- * (immich-stack's wording, which people's log filters match) so that `apply` and the rendered
- * plan say the same words. Pure: no logger, no I/O.
+ * (immich-stack's wording where it has one) so that a dry run and a real run say the same about
+ * the same plan. Pure: no logger, no I/O.
  *
  * @module
  */
 
-import type { Action, AssetLabel, Plan } from "../model.ts";
+import type { Action, AssetLabel, Plan, RemovedAsset } from "../model.ts";
 import { countPlan } from "./plan.ts";
 
 /** Options for {@linkcode writeMessage}. */
 export interface WriteMessageOptions {
   /** Say what would be done (`[DRY RUN] Would …`) instead of what was done. */
   readonly dryRun: boolean;
-  /**
-   * The stack the line is about. Needed for a `replace`, which logs one line per stack it
-   * deletes; other kinds name their own stack.
-   *
-   * @default {the action's own stack}
-   */
-  readonly stackId?: string;
+  /** For a real run's `replace`: the stack it created. */
+  readonly newStackId?: string;
 }
 
 /**
- * The log message for a write of an action, word for word as immich-stack logs it:
+ * The one log line of an action, dry or real, so that a dry run and the real run print one
+ * line per action of the same plan, in immich-stack's wording where it has one:
  *
  * | kind | real run | dry run |
  * |---|---|---|
  * | create | `Success! Stack created` | `[DRY RUN] Would create stack with <n> assets` |
  * | grow, update-primary | `Updated stack <id>` | `[DRY RUN] Would update stack <id>` |
- * | replace (per stack deleted) | `Deleted stack <id> - replacing child stack with new one` | `[DRY RUN] Would replace stack <id>` |
+ * | replace | `Created stack <new id> replacing <ids>` | `[DRY RUN] Would replace stack <ids>` |
  * | delete | `Deleted stack <id>` | `[DRY RUN] Would delete stack <id>` |
  *
+ * A real replace also logs {@linkcode replaceDeletionMessage} for each stack it deletes.
+ *
  * @param action The action.
- * @param options Dry run or real, and the stack for a replace line.
+ * @param options Dry run or real, and the stack a real replace created.
  * @returns The message.
  *
  * @example Usage
@@ -54,21 +52,112 @@ export function writeMessage(action: Action, options: WriteMessageOptions): stri
         ? `[DRY RUN] Would create stack with ${action.assetIds.length} assets`
         : "Success! Stack created";
     case "grow":
-    case "update-primary": {
-      const id = options.stackId ?? action.stackId;
-      return dryRun ? `[DRY RUN] Would update stack ${id}` : `Updated stack ${id}`;
-    }
-    case "replace": {
-      const id = options.stackId ?? action.stackIds.join(", ");
+    case "update-primary":
       return dryRun
-        ? `[DRY RUN] Would replace stack ${id}`
-        : `Deleted stack ${id} - replacing child stack with new one`;
+        ? `[DRY RUN] Would update stack ${action.stackId}`
+        : `Updated stack ${action.stackId}`;
+    case "replace": {
+      const ids = action.stackIds.join(", ");
+      if (dryRun) return `[DRY RUN] Would replace stack ${ids}`;
+      return `Created stack ${options.newStackId ?? "(unknown)"} replacing ${ids}`;
     }
-    case "delete": {
-      const id = options.stackId ?? action.stackId;
-      return dryRun ? `[DRY RUN] Would delete stack ${id}` : `Deleted stack ${id}`;
-    }
+    case "delete":
+      return dryRun
+        ? `[DRY RUN] Would delete stack ${action.stackId}`
+        : `Deleted stack ${action.stackId}`;
   }
+}
+
+/**
+ * The line (immich-stack's) a real run logs for each stack a replace deletes, before it creates
+ * the new one.
+ *
+ * @param stackId The deleted stack.
+ * @returns `Deleted stack <id> - replacing child stack with new one`.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { replaceDeletionMessage } from "./render.ts";
+ *
+ * assert.equal(replaceDeletionMessage("s1"), "Deleted stack s1 - replacing child stack with new one");
+ * ```
+ */
+export function replaceDeletionMessage(stackId: string): string {
+  return `Deleted stack ${stackId} - replacing child stack with new one`;
+}
+
+/**
+ * The line that says a replace takes out of their stacks members the pass never looked at:
+ * not fetched (videos, archived, filtered out, hidden), in the trash, or not listed by Immich.
+ *
+ * @param action The action.
+ * @param options Dry run or real.
+ * @returns The message, or undefined when the action takes out no such member.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { unfetchedMessage } from "./render.ts";
+ *
+ * const replace = {
+ *   kind: "replace", stackIds: ["s1"], deleteStackIds: ["s1"], previous: [], assetIds: ["a", "b"],
+ *   reason: "member-outside-group",
+ *   context: { assets: [], removed: [{ id: "v", originalFileName: "VID_1.MP4", reason: "not-fetched" }] },
+ * } as const;
+ * assert.equal(
+ *   unfetchedMessage(replace, { dryRun: false }),
+ *   "Replacing stack s1 takes out assets this pass did not fetch: VID_1.MP4",
+ * );
+ * ```
+ */
+export function unfetchedMessage(
+  action: Action,
+  options: { readonly dryRun: boolean },
+): string | undefined {
+  if (action.kind !== "replace") return undefined;
+  const names = unfetchedNames(action.context.removed ?? [], action.context.unseenStackIds ?? []);
+  if (names.length === 0) return undefined;
+  const ids = action.stackIds.join(", ");
+  const what = `assets this pass did not fetch: ${names.join(", ")}`;
+  return options.dryRun
+    ? `[DRY RUN] Replacing stack ${ids} would take out ${what}`
+    : `Replacing stack ${ids} takes out ${what}`;
+}
+
+/** Names of removed members the pass did not judge, marked where they are. */
+function unfetchedNames(
+  removed: readonly RemovedAsset[],
+  unseenStackIds: readonly string[],
+): string[] {
+  return [
+    ...removed.filter((asset) => asset.reason === "not-fetched").map((a) => a.originalFileName),
+    ...removed.filter((asset) => asset.reason === "in-trash").map((asset) =>
+      `${asset.originalFileName} (in the trash)`
+    ),
+    ...unseenStackIds.map((id) => `any member of ${id} that Immich does not list`),
+  ];
+}
+
+/**
+ * The file names of an action's assets for its log line: cover first, the first `max` names,
+ * then how many more.
+ *
+ * @param labels The assets, cover first.
+ * @param max How many names to show.
+ * @returns E.g. `a.jpg (parent), b.dng, and 3 more`.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { fileList } from "./render.ts";
+ *
+ * const labels = ["a.jpg", "b.dng", "c.jpg"].map((name) => ({ id: name, originalFileName: name }));
+ * assert.equal(fileList(labels, 2), "a.jpg (parent), b.dng, and 1 more");
+ * ```
+ */
+export function fileList(labels: readonly AssetLabel[], max = 5): string {
+  return new NameList(max).group(labels);
 }
 
 /** Options for {@linkcode renderPlan}. */
@@ -82,13 +171,14 @@ export interface RenderPlanOptions {
 }
 
 /**
- * Renders a plan as lines of text, the way a dry run shows it.
+ * Renders a plan as lines of text, in plan wording (never the dry-run `[DRY RUN] Would …`, so
+ * that a real run's debug log does not read like a dry run).
  *
- * Each action gets one line with its dry-run message (a replace names every stack it
- * replaces) and then an indented note starting with `# ` that gives the reason code and the
- * files involved. Each conflict left alone gets a `Needs replace: stack <ids>` line and a
- * note. The last line counts the actions per kind, like Terraform's `Plan:` line, or says
- * `No changes: …` when there is nothing to do.
+ * Each action gets one line (`Create stack with <n> assets`, `Grow stack <id>`, `Update stack
+ * <id>`, `Replace stack <ids>`, `Delete stack <id>`) and then an indented note starting with
+ * `# ` that gives the reason code and the files involved. Each conflict left alone gets a
+ * `Needs replace: stack <ids>` line and a note. The last line counts the actions per kind, like
+ * Terraform's `Plan:` line, or says `No changes: …` when there is nothing to do.
  *
  * @param plan The plan.
  * @param options How much detail the notes carry.
@@ -107,10 +197,7 @@ export function renderPlan(plan: Plan, options: RenderPlanOptions = {}): string[
   const names = new NameList(options.maxNames ?? 5);
   const lines: string[] = [];
   for (const action of plan.actions) {
-    lines.push(
-      writeMessage(action, { dryRun: true }),
-      `  # ${action.reason}: ${note(action, names)}`,
-    );
+    lines.push(planLine(action), `  # ${action.reason}: ${note(action, names)}`);
   }
   for (const conflict of plan.needsReplace) {
     lines.push(
@@ -121,6 +208,21 @@ export function renderPlan(plan: Plan, options: RenderPlanOptions = {}): string[
   }
   lines.push(summarizePlan(plan));
   return lines;
+}
+
+function planLine(action: Action): string {
+  switch (action.kind) {
+    case "create":
+      return `Create stack with ${action.assetIds.length} assets`;
+    case "grow":
+      return `Grow stack ${action.stackId}`;
+    case "update-primary":
+      return `Update stack ${action.stackId}`;
+    case "replace":
+      return `Replace stack ${action.stackIds.join(", ")}`;
+    case "delete":
+      return `Delete stack ${action.stackId}`;
+  }
 }
 
 function note(action: Action, names: NameList): string {
@@ -139,10 +241,14 @@ function note(action: Action, names: NameList): string {
       const removed = context.removed ?? [];
       const unstacked = removed.filter((asset) => asset.reason === "in-no-group");
       const moved = removed.filter((asset) => asset.reason === "in-other-group");
+      const unfetched = unfetchedNames(removed, context.unseenStackIds ?? []);
       return [
         `new stack ${names.group(context.assets)}`,
         ...(unstacked.length > 0 ? [`leaves ${names.plain(unstacked)} unstacked`] : []),
         ...(moved.length > 0 ? [`moves ${names.plain(moved)} to another group`] : []),
+        ...(unfetched.length > 0
+          ? [`takes out ${names.join(unfetched)}, which this pass did not fetch`]
+          : []),
       ].join("; ");
     }
   }
@@ -158,7 +264,7 @@ class NameList {
 
   /** A group or stack: the first label is its parent. */
   group(labels: readonly AssetLabel[]): string {
-    return this.#join(
+    return this.join(
       labels.map((label, i) =>
         i === 0 ? `${label.originalFileName} (parent)` : label.originalFileName
       ),
@@ -166,10 +272,10 @@ class NameList {
   }
 
   plain(labels: readonly AssetLabel[]): string {
-    return this.#join(labels.map((label) => label.originalFileName));
+    return this.join(labels.map((label) => label.originalFileName));
   }
 
-  #join(names: readonly string[]): string {
+  join(names: readonly string[]): string {
     const shown = names.slice(0, this.#max);
     const more = names.length - shown.length;
     return more > 0 ? `${shown.join(", ")}, and ${more} more` : shown.join(", ");
