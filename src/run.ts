@@ -84,9 +84,9 @@ export interface UserReport {
 /** Options of {@linkcode runPass} and {@linkcode runCron}. */
 export interface RunOptions {
   /**
-   * The shutdown signal: aborts the request in flight (a write whose answer has started is
-   * still read) and any wait between retries, skips the actions not started, and ends the cron
-   * sleep at once.
+   * The shutdown signal: aborts a read in flight and any wait between retries at once (a write
+   * already sent gets a second for its answer), skips the actions not started, and ends the
+   * cron sleep at once.
    */
   readonly signal?: AbortSignal;
   /**

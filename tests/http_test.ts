@@ -681,46 +681,64 @@ Deno.test("createHttpClient() follows redirects within its origin only, keeping 
   }
 });
 
-Deno.test("createHttpClient() ends a read at a shutdown signal but finishes a write the server answered", async () => {
-  const release = Promise.withResolvers<void>();
-  const received = Promise.withResolvers<void>();
+Deno.test("createHttpClient() ends a read at a shutdown signal, and gives a write a moment for its answer", async (t) => {
+  const end = Promise.withResolvers<void>();
+  const received = new Map<string, PromiseWithResolvers<void>>();
+  const arrival = (path: string) => {
+    if (!received.has(path)) received.set(path, Promise.withResolvers());
+    return received.get(path)!;
+  };
+  const made = () => Response.json({ id: "made" }, { status: 201 });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-    received.resolve();
-    // Answers a read only when the test ends, long after the client has stopped waiting.
-    if (request.method === "GET") return release.promise.then(() => Response.json([]));
-    const body = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        await release.promise;
-        controller.enqueue(new TextEncoder().encode('{"id":"made"}'));
-        controller.close();
-      },
-    });
-    return new Response(body, { status: 201, headers: { "content-type": "application/json" } });
+    const path = new URL(request.url).pathname;
+    arrival(path).resolve();
+    if (path === "/api/late") {
+      return new Promise<Response>((resolve) => setTimeout(() => resolve(made()), 300));
+    }
+    if (path === "/api/started") {
+      // The status line and headers go now; the body only when the test ends.
+      const body = new ReadableStream<Uint8Array>({
+        async start(controller) {
+          await end.promise;
+          controller.enqueue(new TextEncoder().encode('{"id":"made"}'));
+          controller.close();
+        },
+      });
+      return new Response(body, { status: 201, headers: { "content-type": "application/json" } });
+    }
+    // Answered only when the test ends, long after the client has stopped waiting.
+    return end.promise.then(made);
   });
   const baseUrl = `http://127.0.0.1:${server.addr.port}/api`;
+  /** Sends a request, and the shutdown signal once the server has it (plus `afterMs`). */
+  const stopDuring = async (method: "GET" | "POST", path: string, afterMs = 0) => {
+    const shutdown = new AbortController();
+    const client = createHttpClient({ baseUrl, apiKey: API_KEY, signal: shutdown.signal });
+    const answer = client.request(method, path, { schema: z.object({ id: z.string() }) });
+    await arrival(`/api${path}`).promise;
+    await new Promise((resolve) => setTimeout(resolve, afterMs));
+    shutdown.abort(new Error("stopped"));
+    return answer.finally(() => client.close());
+  };
   try {
-    const reading = new AbortController();
-    const reader = createHttpClient({ baseUrl, apiKey: API_KEY, signal: reading.signal });
-    const read = reader.request("GET", "/stacks", { schema: z.unknown() });
-    await received.promise;
-    reading.abort(new Error("stopped"));
-    await assert.rejects(read, { message: "stopped" });
-    reader.close();
-
-    const writing = new AbortController();
-    const writer = createHttpClient({ baseUrl, apiKey: API_KEY, signal: writing.signal });
-    const write = writer.request("POST", "/stacks", {
-      body: {},
-      schema: z.object({ id: z.string() }),
+    await t.step("a read stops at once", async () => {
+      await assert.rejects(stopDuring("GET", "/never"), { message: "stopped" });
     });
-    // The status line and headers are on their way; the body waits for `release`.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    writing.abort(new Error("stopped"));
-    release.resolve();
-    assert.deepEqual(await write, { id: "made" });
-    writer.close();
+    await t.step("a write answered within a second after the signal is done", async () => {
+      assert.deepEqual(await stopDuring("POST", "/late"), { id: "made" });
+    });
+    await t.step("a write with no answer a second after the signal stops", async () => {
+      await assert.rejects(stopDuring("POST", "/unanswered"), { message: "stopped" });
+    });
+    await t.step("a write whose answer has started is read to its end", async () => {
+      const answer = stopDuring("POST", "/started", 100);
+      // Past the second a write gets: the answer had started, so it is still read.
+      await new Promise((resolve) => setTimeout(resolve, 1300));
+      end.resolve();
+      assert.deepEqual(await answer, { id: "made" });
+    });
   } finally {
-    release.resolve();
+    end.resolve();
     await server.shutdown();
   }
 });

@@ -156,9 +156,10 @@ export interface HttpClientOptions {
    */
   readonly now?: () => number;
   /**
-   * Aborts requests in flight and waits between retries at once. The answer to a write (any
-   * method but GET) that has started to arrive is still read, so that a change the server made
-   * is known as made.
+   * The shutdown signal: aborts reads in flight and waits between retries at once, and sends no
+   * new request. A write (any method but GET) already sent gets 1 s more for its answer, and an
+   * answer that has started to arrive is read to its end, so that a change the server made is
+   * known as made.
    */
   readonly signal?: AbortSignal;
 }
@@ -417,6 +418,12 @@ function watchIdle(controller: AbortController, timeoutMs: number): IdleWatch {
   };
 }
 
+/**
+ * How long a write already sent may still wait for its answer after the shutdown signal, well
+ * within the 2 s in which a stopped run ends.
+ */
+const WRITE_GRACE_MS = 1000;
+
 /** Redirects followed within API_URL's origin before the request fails. */
 const MAX_REDIRECTS = 5;
 
@@ -631,7 +638,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     if (options.signal?.aborted) throw options.signal.reason;
     const controller = new AbortController();
     const watch = watchIdle(controller, timeoutMs);
-    const onShutdown = () => controller.abort(options.signal?.reason);
+    // A read stops at once; a write already sent gets a moment for its answer, so that a change
+    // the server made is known as made rather than left in doubt.
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    const onShutdown = () => {
+      const abort = () => controller.abort(options.signal?.reason);
+      if (exchange.method === "GET") abort();
+      else grace = setTimeout(abort, WRITE_GRACE_MS);
+    };
     options.signal?.addEventListener("abort", onShutdown, { once: true });
     const headers: Record<string, string> = {
       "x-api-key": options.apiKey,
@@ -666,6 +680,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       throw failure;
     } finally {
       watch.stop();
+      clearTimeout(grace);
       options.signal?.removeEventListener("abort", onShutdown);
     }
   }
