@@ -6,6 +6,10 @@ WORKDIR /app
 # Only what the tool runs on: no tests, no scripts, and never an .env file (.dockerignore).
 COPY deno.json deno.lock main.ts ./
 COPY src/ src/
+# The journals of `stacksync undo` and the backups: mount a volume here to keep them.
+RUN mkdir /state && chown deno:deno /state
+VOLUME /state
+ENV STATE_DIR=/state
 # Fetch the pinned npm packages at build time, as the unprivileged user the image runs as, so the
 # container starts without network access to a registry and fails the build if deno.lock drifts.
 USER deno

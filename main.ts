@@ -1,53 +1,116 @@
 /**
- * stacksync entry point: reads the settings, sets up logging, runs once or in cron mode, and sets
- * the exit status.
+ * stacksync entry point: reads the command line and the settings, sets up logging, runs the
+ * subcommand (`run` when none is given), and sets the exit status.
+ *
+ * {@linkcode main} is the whole CLI as a function, so tests can drive the very code path of the
+ * binary (arguments, settings, subcommands, state folder) without a process per case.
  *
  * @module
  */
 import { getLogger } from "@logtape/logtape";
 import {
-  type Command,
+  type Command as Invocation,
+  type CommandName,
   ConfigError,
   describeSettings,
   loadSettings,
   secretsOf,
+  SETTINGS,
 } from "./src/config.ts";
-import { setupLogging } from "./src/log.ts";
-import { passSucceeded, runCron, runPass } from "./src/run.ts";
+import { setupLogging, writeAll } from "./src/log.ts";
+import { backupCommand } from "./src/commands/backup.ts";
+import type { Command, CommandOutcome, CommandWork } from "./src/commands/command.ts";
+import { restoreCommand } from "./src/commands/restore.ts";
+import { runCommand } from "./src/commands/run.ts";
+import { runsCommand } from "./src/commands/runs.ts";
+import { undoCommand } from "./src/commands/undo.ts";
 import denoJson from "./deno.json" with { type: "json" };
 
 /** Exit statuses, decided here and nowhere else. */
 export const EXIT = { ok: 0, failed: 1, config: 2 } as const;
 
-async function main(args: string[]): Promise<number> {
-  let command: Command;
+/** The subcommands: a new one is its file in `src/commands/` and one line here. */
+const COMMANDS: { readonly [N in CommandName]: Command } = {
+  run: runCommand,
+  undo: undoCommand,
+  runs: runsCommand,
+  backup: backupCommand,
+  restore: restoreCommand,
+};
+
+const STATUS: { readonly [O in CommandOutcome]: number } = {
+  ok: EXIT.ok,
+  failed: EXIT.failed,
+  refused: EXIT.config,
+};
+
+/** The process around {@linkcode main}; tests replace what they need. */
+export interface MainOptions {
+  /** The environment variables. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Writes to standard output.
+   * @default a synchronous write to Deno.stdout
+   */
+  readonly stdout?: (text: string) => void;
+  /**
+   * Writes to standard error.
+   * @default a synchronous write to Deno.stderr
+   */
+  readonly stderr?: (text: string) => void;
+  /**
+   * The clock (run ids, journal times).
+   * @default {() => new Date()}
+   */
+  readonly now?: () => Date;
+  /**
+   * Waits between request attempts and cron passes.
+   * @default a real wait
+   */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/**
+ * The CLI: parses `args`, runs the subcommand and returns the exit status. Output goes through
+ * `options.stdout` and `options.stderr`; SIGINT and SIGTERM stop it between writes.
+ *
+ * @param args The command-line arguments, without the program name.
+ * @param options The environment, the output and the clock.
+ * @returns The exit status: 0 ok, 1 a user or an action failed, 2 invalid input (nothing sent).
+ */
+export async function main(args: readonly string[], options: MainOptions): Promise<number> {
+  const stdout = options.stdout ?? ((text: string) => writeAll(Deno.stdout, text));
+  const stderr = options.stderr ?? ((text: string) => writeAll(Deno.stderr, text));
+  const refuse = (error: ConfigError) => {
+    stderr(`error: ${error.message}\n`);
+    return EXIT.config;
+  };
+  let invocation: Invocation;
   try {
-    command = loadSettings({ args, env: Deno.env.toObject(), version: denoJson.version });
+    invocation = loadSettings({ args, env: options.env, version: denoJson.version });
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`error: ${error.message}`);
-      return EXIT.config;
-    }
+    if (error instanceof ConfigError) return refuse(error);
     throw error;
   }
-  if (command.kind !== "run") {
-    console.log(command.text);
+  if (invocation.kind !== "run") {
+    stdout(`${invocation.text}\n`);
     return EXIT.ok;
   }
 
-  const { settings, warnings } = command;
-  await using _logging = await setupLogging({
-    level: settings.logLevel,
-    format: settings.logFormat,
-    file: settings.logFile,
-    secrets: secretsOf(settings),
-  });
+  const { command, settings } = invocation;
+  // A command that logs (they all do but `runs`) logs to standard output, unless its data goes
+  // there (`--out -`).
+  const logs = SETTINGS.logLevel.commands.includes(command);
+  await using _logging = logs
+    ? await setupLogging({
+      level: settings.logLevel,
+      format: settings.logFormat,
+      file: settings.logFile,
+      secrets: secretsOf(settings),
+      write: invocation.options.out === "-" ? stderr : stdout,
+    })
+    : undefined;
   const log = getLogger(["stacksync", "main"]);
-  log.info("Starting stacksync {version}", {
-    version: denoJson.version,
-    ...describeSettings(settings),
-  });
-  for (const warning of warnings) log.warn(warning);
   const shutdown = new AbortController();
   const onSignal = () => {
     if (shutdown.signal.aborted) Deno.exit(EXIT.failed); // a second signal does not wait
@@ -58,18 +121,44 @@ async function main(args: string[]): Promise<number> {
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
   for (const signal of signals) Deno.addSignalListener(signal, onSignal);
   try {
-    if (settings.runMode === "cron") {
-      await runCron(settings, { signal: shutdown.signal });
-      return EXIT.ok;
+    let work: CommandWork;
+    try {
+      work = await COMMANDS[command]({
+        settings,
+        ...(invocation.operand === undefined ? {} : { operand: invocation.operand }),
+        options: invocation.options,
+        version: denoJson.version,
+        stdout,
+        stderr,
+        signal: shutdown.signal,
+        now: options.now ?? (() => new Date()),
+        ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+      });
+    } catch (error) {
+      if (error instanceof ConfigError) return refuse(error);
+      throw error;
     }
-    const reports = await runPass(settings, { signal: shutdown.signal });
-    const complete = reports.length === settings.apiKeys.length;
-    return complete && passSucceeded(reports) ? EXIT.ok : EXIT.failed;
+    log.info("Starting stacksync {version}", {
+      version: denoJson.version,
+      command,
+      ...describeSettings(settings, command),
+    });
+    // Settings that have no effect, said once logging is up (or on standard error without it).
+    for (const warning of invocation.warnings) {
+      if (logs) log.warn(warning);
+      else stderr(`warning: ${warning}\n`);
+    }
+    try {
+      return STATUS[await work()];
+    } catch (error) {
+      if (error instanceof ConfigError) return refuse(error);
+      throw error;
+    }
   } finally {
     for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
   }
 }
 
 if (import.meta.main) {
-  Deno.exit(await main(Deno.args));
+  Deno.exit(await main(Deno.args, { env: Deno.env.toObject() }));
 }

@@ -8,13 +8,18 @@
  * subprocess over real HTTP, in this order:
  *
  * 1. **dry run** on the unstacked library (every read, the whole plan, no write);
- * 2. **first run** on the unstacked library (creates every stack);
+ * 2. **first run** on the unstacked library (creates every stack), with the journal in a state
+ *    folder of its own, then **undo** of it (every stack deleted again, through the journal),
+ *    then **first run, no journal** (`JOURNAL=false`); further repeats unstack the library
+ *    through the bench server instead of an undo;
  * 3. **floor**: the same Immich client only downloading and parsing `GET /stacks` and every
  *    search page (`scripts/_bench_floor.ts`), now that the library is stacked;
- * 4. **steady state**: a run with nothing to change.
+ * 4. **steady state**: a run with nothing to change;
+ * 5. **dry run, stacked**, **backup** (`backup --out`) and **restore** of that backup, which
+ *    finds nothing to change: the reads of a pass on the stacked library three ways.
  *
- * Floor and steady state run `repeat` times alternately and the fastest of each is kept, so that
- * one noisy moment on a shared machine does not decide their ratio.
+ * Each pair or group of compared scenarios runs `repeat` times alternately and the fastest of
+ * each is kept, so that one noisy moment on a shared machine does not decide their ratio.
  *
  * Per run it records wall time, CPU time (user + system: the `cutime`/`cstime` of a `sh` that
  * waited for the process, exact), peak RSS (`VmHWM` of `/proc/<pid>/status`, polled every 10 ms;
@@ -24,6 +29,9 @@
  * computing time comes from a second, debug-level run of the same scenario where the state allows
  * it (dry run, steady state), because debug logging of 50 000 groups would distort the timed run;
  * the first run computes exactly what the dry run before it computed.
+ *
+ * The size of the first run's journal (compressed, and as written before compression) is
+ * recorded with it.
  *
  * It prints the results as Markdown; BENCHMARKS.md changes only with `--write` (or another file
  * with `--out`). `deno task bench --help` lists the options.
@@ -42,7 +50,16 @@ const FLOOR_SCRIPT = `${ROOT}scripts/_bench_floor.ts`;
 const COMPUTED_LINE = /Computed (\d+) groups and the plan in ([\d.]+) ms/;
 
 /** A scenario of {@linkcode runBench}. */
-export type Scenario = "dry run" | "first run" | "floor" | "steady state";
+export type Scenario =
+  | "dry run"
+  | "first run"
+  | "undo"
+  | "first run, no journal"
+  | "floor"
+  | "steady state"
+  | "dry run, stacked"
+  | "backup"
+  | "restore";
 
 /** What one measured process did. */
 export interface Measurement {
@@ -71,6 +88,8 @@ export interface BenchResult extends Omit<Measurement, "output"> {
   readonly computeMs?: number;
   /** Groups the CLI computed. */
   readonly groups?: number;
+  /** The run's journal on disk: gzip-compressed, and as written before compression. */
+  readonly journal?: { readonly bytes: number; readonly plainBytes: number };
 }
 
 /** Options of {@linkcode runBench}. */
@@ -175,7 +194,26 @@ interface ServerProcess {
   readonly key: string;
   command(name: "requests"): Promise<Record<string, number>>;
   command(name: "stacks"): Promise<number[]>;
+  command(name: "unstack"): Promise<number[]>;
   close(): Promise<void>;
+}
+
+/** The size of the newest run's journals in a state folder, compressed and plain. */
+async function journalSize(stateDir: string): Promise<{ bytes: number; plainBytes: number }> {
+  const runs = (await Array.fromAsync(Deno.readDir(`${stateDir}/runs`))).map((e) => e.name).sort();
+  const folder = `${stateDir}/runs/${runs.at(-1)}`;
+  let bytes = 0;
+  let plainBytes = 0;
+  for await (const entry of Deno.readDir(folder)) {
+    if (!entry.name.endsWith(".jsonl.gz")) continue;
+    const path = `${folder}/${entry.name}`;
+    bytes += (await Deno.stat(path)).size;
+    const file = await Deno.open(path);
+    for await (const chunk of file.readable.pipeThrough(new DecompressionStream("gzip"))) {
+      plainBytes += chunk.length;
+    }
+  }
+  return { bytes, plainBytes };
 }
 
 async function startServer(size: number, seed: number): Promise<ServerProcess> {
@@ -265,15 +303,17 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
           API_KEY: server.key,
           RUN_MODE: "once",
           LOG_LEVEL: "info",
+          STATE_DIR: `${cwd}/state`,
         };
         const env = Object.fromEntries(Object.entries(baseEnv).filter(([, v]) => v !== ""));
         const run = async (
           scenario: Scenario,
           extraEnv: Record<string, string>,
+          args: readonly string[] = [],
         ): Promise<BenchResult> => {
           const script = scenario === "floor" ? FLOOR_SCRIPT : MAIN;
           const measured = await measure(
-            cliCommand(script, RUN_FLAGS),
+            [...cliCommand(script, RUN_FLAGS), ...args],
             { ...env, ...extraEnv },
             cwd,
           );
@@ -320,8 +360,19 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
         const dry = await run("dry run", dryEnv);
         const dryCompute = await computed("dry run", dryEnv);
         results.push({ ...dry, ...dryCompute });
-        const first = await run("first run", {});
-        results.push({ ...first, ...dryCompute });
+        const journaled: BenchResult[] = [];
+        const unjournaled: BenchResult[] = [];
+        let undo: BenchResult | undefined;
+        for (let i = 0; i < repeat; i++) {
+          if (i > 0) await server.command("unstack");
+          const first = await run("first run", {});
+          journaled.push({ ...first, journal: await journalSize(env.STATE_DIR) });
+          if (i === 0) undo = await run("undo", {}, ["undo"]);
+          else await server.command("unstack");
+          unjournaled.push(await run("first run, no journal", { JOURNAL: "false" }));
+        }
+        results.push({ ...fastest(journaled), ...dryCompute }, undo!);
+        results.push({ ...fastest(unjournaled), ...dryCompute });
         const floors: BenchResult[] = [];
         const steadies: BenchResult[] = [];
         for (let i = 0; i < repeat; i++) {
@@ -330,6 +381,18 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
         }
         results.push(fastest(floors));
         results.push({ ...fastest(steadies), ...(await computed("steady state", {})) });
+        const backupFile = `${cwd}/backup-${size}.json`;
+        const reads: Record<"dry run, stacked" | "backup" | "restore", BenchResult[]> = {
+          "dry run, stacked": [],
+          backup: [],
+          restore: [],
+        };
+        for (let i = 0; i < repeat; i++) {
+          reads["dry run, stacked"].push(await run("dry run, stacked", dryEnv));
+          reads.backup.push(await run("backup", {}, ["backup", "--out", backupFile]));
+          reads.restore.push(await run("restore", {}, ["restore", backupFile]));
+        }
+        for (const rows of Object.values(reads)) results.push(fastest(rows));
       } finally {
         await server.close();
       }
@@ -413,8 +476,15 @@ export function judge(results: readonly BenchResult[]): Verdicts {
       `Steady state sends no write: ${fmt(steady.writes)} writes — ${mark(steady.writes === 0)}`,
     );
   }
+  const passes: readonly Scenario[] = [
+    "dry run",
+    "first run",
+    "first run, no journal",
+    "steady state",
+    "dry run, stacked",
+  ];
   const peak = Math.max(
-    ...results.filter((r) => r.size === big && r.scenario !== "floor")
+    ...results.filter((r) => r.size === big && passes.includes(r.scenario))
       .map((r) => r.peakRssMiB),
   );
   lines.push(
@@ -438,6 +508,52 @@ export function judge(results: readonly BenchResult[]): Verdicts {
       `First run client CPU per write < 0.5 ms: ${fmt(perWrite, 3)} ms (the run's CPU beyond ` +
         `the dry run's, over ${fmt(first.writes)} writes; all its CPU over them: ` +
         `${fmt(overall, 3)} ms) — ${mark(perWrite < 0.5)}`,
+    );
+  }
+  const bare = find(results, big, "first run, no journal");
+  if (first && bare) {
+    const extra = first.wallMs / bare.wallMs - 1;
+    const memory = (first.peakRssMiB - bare.peakRssMiB) * 1.048576;
+    lines.push(
+      `Journaling adds ≤ 10 % to the first run's wall at ${fmt(big)}: ${fmt(first.wallMs)} ms ` +
+        `vs ${fmt(bare.wallMs)} ms without = ${extra >= 0 ? "+" : ""}${fmt(extra * 100, 1)} % — ${
+          mark(extra <= 0.1)
+        }`,
+    );
+    lines.push(
+      `Journaling adds ≤ 30 MB to the first run's peak RSS at ${fmt(big)}: ` +
+        `${fmt(first.peakRssMiB * 1.048576)} MB vs ${fmt(bare.peakRssMiB * 1.048576)} MB ` +
+        `without = ${memory >= 0 ? "+" : ""}${fmt(memory, 1)} MB — ${mark(memory <= 30)}`,
+    );
+  }
+  if (first?.journal) {
+    lines.push(
+      `The first run's journal at ${fmt(big)}: ${fmt(first.journal.bytes / 1e6, 1)} MB on disk ` +
+        `(gzip), ${fmt(first.journal.plainBytes / 1e6, 1)} MB as written, for ` +
+        `${fmt(first.writes)} writes`,
+    );
+  }
+  const undo = find(results, big, "undo");
+  if (undo && first) {
+    lines.push(
+      `Undo of the first run puts back every stack at ${fmt(big)}: ${fmt(undo.stacksAfter)} ` +
+        `stacks left, ${fmt(undo.writes)} writes for the run's ${fmt(first.writes)}, ` +
+        `${fmt(undo.wallMs)} ms, ${fmt(undo.peakRssMiB * 1.048576)} MB peak RSS — ${
+          mark(undo.stacksAfter === 0 && undo.writes === first.writes)
+        }`,
+    );
+  }
+  const stackedDry = find(results, big, "dry run, stacked");
+  for (const scenario of ["backup", "restore"] as const) {
+    const row = find(results, big, scenario);
+    if (!row || !stackedDry) continue;
+    const ratio = row.wallMs / stackedDry.wallMs;
+    lines.push(
+      `${scenario === "backup" ? "Backup" : "Restore"} with nothing to change ≤ 1.5 × a dry run ` +
+        `at ${fmt(big)}: ${fmt(row.wallMs)} ms vs ${fmt(stackedDry.wallMs)} ms (dry run of the ` +
+        `stacked library) = ${fmt(ratio, 2)} ×, ${fmt(row.writes)} writes — ${
+          mark(ratio <= 1.5 && row.writes === 0)
+        }`,
     );
   }
   if (small !== big) {

@@ -3,13 +3,15 @@
  * server (tests/immich_server.ts) on a random loopback port, loads a generated sample library of
  * two users (scripts/gen_library.ts: RAW+JPEG pairs, bursts, edited copies, live photos,
  * screenshots, and stacks made earlier: right ones, one with the wrong cover, one missing a photo,
- * one made by hand), then runs the real CLI three times as a subprocess (main.ts with the
- * permission flags of the compiled binaries): a dry run, a real run, and a second real run that
- * finds nothing to change. It ends with the stacks of one user as a table and exits 0; any other
- * outcome prints `error: …` and exits 1.
+ * one made by hand), then runs the real CLI four times as a subprocess (main.ts with the
+ * permission flags of the compiled binaries): a dry run, a real run, a second real run that
+ * finds nothing to change, and `stacksync undo`, which puts back the stacks the real run changed.
+ * It shows the stacks of one user as a table after the third pass and again after the undo, and
+ * exits 0; any other outcome prints `error: …` and exits 1.
  *
  * The CLI runs with a clean environment in an empty folder, so the caller's API_URL, API_KEY,
- * other settings, proxies and any `.env` file cannot reach the demo.
+ * other settings, proxies and any `.env` file cannot reach the demo; its journals go to a state
+ * folder inside it.
  *
  * @module
  */
@@ -37,6 +39,8 @@ interface Pass {
   /** What the pass does, for someone who has never seen stacksync. */
   readonly about: string;
   readonly env: Readonly<Record<string, string>>;
+  /** The subcommand and its arguments; none for a run. */
+  readonly args?: readonly string[];
 }
 
 const PASSES: readonly Pass[] = [
@@ -54,9 +58,19 @@ const PASSES: readonly Pass[] = [
   },
   {
     title: "real run again",
-    about: "Reads the server afresh and finds nothing left to change: it keeps no state and " +
-      "can run as often as you like. The conflict is reported again until you decide.",
+    about: "Reads the server afresh and finds nothing left to change: it plans from what is on " +
+      "the server and can run as often as you like. The conflict is reported again until you " +
+      "decide.",
     env: {},
+  },
+  {
+    title: "undo",
+    about: "Every real run keeps a journal of its changes in the state folder (STATE_DIR). " +
+      "`stacksync undo` reads the journal of the latest run that changed something and puts " +
+      "back the stacks it changed: same photos, same covers. Immich gives re-made stacks new " +
+      "ids; the log maps old ids to new.",
+    env: {},
+    args: ["undo"],
   },
 ];
 
@@ -70,7 +84,8 @@ interface PassResult {
 }
 
 /** The log messages that report a write, done or planned. */
-const ACTION_MESSAGE = /^(\[DRY RUN\] Would |Success! |Updated stack |Deleted stack |Left stack )/;
+const ACTION_MESSAGE =
+  /^(\[DRY RUN\] Would |Success! |Updated stack |Deleted stack |Left stack |Restored stack )/;
 
 /** Only what deno needs from the caller's environment: where it lives and its cache. */
 function baseEnv(): Record<string, string> {
@@ -147,7 +162,7 @@ function showLog(stdout: string): Omit<PassResult, "code"> {
     if (msg.startsWith("Starting stacksync")) continue;
     if (msg.startsWith("Left stack ")) conflicts.push(...String(line.stackID).split(","));
     if (ACTION_MESSAGE.test(msg)) {
-      const reason = String(line.reason ?? msg);
+      const reason = String(line.reason ?? (msg.startsWith("Restored stack ") ? "undo" : msg));
       if (reasons.has(reason)) {
         hidden++;
       } else {
@@ -157,14 +172,14 @@ function showLog(stdout: string): Omit<PassResult, "code"> {
       continue;
     }
     flushHidden();
-    if (msg.startsWith("Processing user: ")) {
+    if (msg.startsWith("Processing user: ") || msg.startsWith("Undoing run ")) {
       console.log(`  ${msg}`);
     } else if (msg.startsWith("Plan: ") || msg.startsWith("No changes: ")) {
       unchanged.push(msg.startsWith("No changes: "));
       console.log(`    ${msg}`);
     } else if (msg.startsWith("Summary for ") || line.level === "warn" || line.level === "error") {
       console.log(`    ${msg}`);
-    } else if (msg.startsWith("Run finished: ")) {
+    } else if (/^(Run|Undo) finished: /.test(msg)) {
       console.log(`  ${msg}`);
     }
   }
@@ -181,9 +196,14 @@ async function runPass(
   heading(`Pass ${index + 1} of ${PASSES.length}: ${pass.title}`);
   say(pass.about);
   const shownEnv = Object.entries(pass.env).map(([name, value]) => `${name}=${value} `).join("");
-  console.log(`  $ ${shownEnv}deno run ${RUN_FLAGS.join(" ")} main.ts\n`);
+  const args = pass.args ?? [];
+  console.log(
+    `  $ ${shownEnv}deno run ${RUN_FLAGS.join(" ")} main.ts${
+      args.map((arg) => ` ${arg}`).join("")
+    }\n`,
+  );
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", ...RUN_FLAGS, MAIN],
+    args: ["run", "--no-prompt", ...RUN_FLAGS, MAIN, ...args],
     env: { ...baseEnv(), ...settings, ...pass.env },
     clearEnv: true,
     cwd,
@@ -212,6 +232,11 @@ function changeOf(
   if (same !== undefined) return same[0] === stack.primaryAssetId ? "kept as it was" : "new cover";
   if (before.some((old) => old.every((id) => members.has(id)))) return "photos added";
   return "created";
+}
+
+/** Stacks as `primary: members`, sorted: equal for the same stacks whatever their ids. */
+function describeStacks(stacks: readonly TestStack[]): string[] {
+  return stacks.map((stack) => `${stack.primaryAssetId}: ${[...stack.assetIds].sort()}`).sort();
 }
 
 /** Lays rows out in columns; the first row is the header. */
@@ -314,10 +339,14 @@ interface StackContext {
   readonly conflicts: readonly string[];
 }
 
-function showStacks(userName: string, stacks: readonly TestStack[], context: StackContext): void {
+function showStacks(
+  title: string,
+  stacks: readonly TestStack[],
+  context: StackContext,
+): void {
   const { before, names, conflicts } = context;
   const name = (id: string) => names.get(id) ?? id;
-  heading(`The stacks of ${userName} now`);
+  heading(title);
   say(
     `${stacks.length} stacks. The parent is the cover Immich shows; the other members sit ` +
       `behind it. "Change" compares with the ${before.length} stacks that existed before ` +
@@ -348,7 +377,7 @@ async function main(): Promise<number> {
     "stacksync groups the photos of an Immich library (RAW+JPEG pairs, bursts, edited copies) " +
       "and keeps Immich's stacks in line with those groups. This demo needs no Immich and no " +
       "settings: it starts a stand-in Immich server on this machine, fills it with a sample " +
-      "library, and runs the real stacksync command against it three times.",
+      "library, and runs the real stacksync command against it four times.",
   );
   await using server = await startImmichServer();
   const { library, users, added } = loadDemoLibrary(server);
@@ -383,31 +412,43 @@ async function main(): Promise<number> {
       API_URL: server.url,
       API_KEY: users.map((user) => user.key).join(","),
       LOG_FORMAT: "json",
+      STATE_DIR: `${cwd}/state`,
     };
+    const stacksBefore = describeStacks(server.stacks(users[0].id));
     const results: PassResult[] = [];
     for (const [index, pass] of PASSES.entries()) {
+      if (pass.args?.[0] === "undo") {
+        const { conflicts } = results[results.length - 1];
+        const title = `The stacks of ${first.name} after pass ${index}`;
+        showStacks(title, server.stacks(users[0].id), { before, names, conflicts });
+      }
       results.push(await runPass(pass, index, settings, cwd));
     }
-    const { conflicts } = results[results.length - 1];
-    showStacks(first.name, server.stacks(users[0].id), { before, names, conflicts });
+    const after = server.stacks(users[0].id);
+    const title = `The stacks of ${first.name} after the undo`;
+    showStacks(title, after, { before, names, conflicts: [] });
 
     const failed = results.findIndex((result) => result.code !== 0);
     if (failed >= 0) {
       console.error(`\nerror: Pass ${failed + 1} exited with status ${results[failed].code}`);
       return 1;
     }
-    const last = results[results.length - 1].unchanged;
-    if (last.length !== users.length || !last.every(Boolean)) {
-      console.error(`\nerror: The last pass still planned changes: expected "No changes" per user`);
+    const again = results[PASSES.length - 2].unchanged;
+    if (again.length !== users.length || !again.every(Boolean)) {
+      console.error(`\nerror: The rerun still planned changes: expected "No changes" per user`);
+      return 1;
+    }
+    if (JSON.stringify(describeStacks(after)) !== JSON.stringify(stacksBefore)) {
+      console.error(`\nerror: The undo did not put back the stacks of ${first.name} as they were`);
       return 1;
     }
     heading("Done");
     say(
-      "Every pass exited with status 0 and the last one changed nothing. The stand-in server " +
-        "stops now; nothing was sent anywhere else. Next: `deno task sandbox` keeps such a " +
-        "server running to try settings against, `deno task test` runs the test suite, and " +
-        "README.md explains how to create an API key and do a dry run against your own Immich " +
-        "server.",
+      "Every pass exited with status 0, the rerun changed nothing, and the undo put every " +
+        "stack back as it was before the demo. The stand-in server stops now; nothing was sent " +
+        "anywhere else. Next: `deno task sandbox` keeps such a server running to try settings " +
+        "against, `deno task test` runs the test suite, and README.md explains how to create an " +
+        "API key and do a dry run against your own Immich server.",
     );
     return 0;
   } finally {

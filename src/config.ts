@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { isAbsolute, join } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { closestName } from "./closest_name.ts";
@@ -71,15 +72,25 @@ const promoteList = list.transform((items, ctx) => {
   return items;
 });
 
-/** A whole number of seconds from 1 to `max`; `maxText` says `max` in words. */
-function wholeSeconds(max: number, maxText: string) {
+/** The largest value a whole-number setting takes, and that value in words. */
+interface Bound {
+  readonly max: number;
+  readonly words: string;
+}
+
+/**
+ * A whole number of at least 1, and at most `bound.max` when given; `unit` ends the message
+ * ("of seconds").
+ */
+function positiveWhole(unit = "", bound?: Bound) {
   return z.string().transform((raw, ctx) => {
     const text = raw.trim();
+    const max = bound?.max ?? Number.MAX_SAFE_INTEGER;
     if (!/^[0-9]+$/.test(text) || Number(text) < 1 || Number(text) > max) {
-      ctx.addIssue({
-        code: "custom",
-        message: `must be a whole number of seconds from 1 to ${max} (${maxText})`,
-      });
+      const message = bound === undefined
+        ? `must be a positive whole number${unit}`
+        : `must be a whole number${unit} from 1 to ${bound.max} (${bound.words})`;
+      ctx.addIssue({ code: "custom", message });
       return z.NEVER;
     }
     return Number(text);
@@ -153,6 +164,46 @@ const text = z.string();
 export const DEFAULT_CRITERIA = '[{"key":"originalFileName","split":{"delimiters":["~","."],' +
   '"index":0}},{"key":"localDateTime","delta":{"milliseconds":1000}}]';
 
+/** One subcommand as the command line and `--help` know it; `src/commands/` carries it out. */
+export interface CommandDeclaration {
+  /** One line for `--help` and the README. */
+  readonly summary: string;
+  /** The positional argument, if the command takes one (`RUN_ID`, `FILE`). */
+  readonly operand?: { readonly name: string; readonly required: boolean };
+}
+
+/**
+ * The subcommands, in the order `--help` lists them. `stacksync` alone runs `run`, so the tool
+ * keeps the meaning people already script. A new subcommand is a declaration here, its file in
+ * `src/commands/`, its entry in main.ts, and its name in the `commands` of what it reads.
+ */
+export const COMMANDS = {
+  run: { summary: "Group the photos and bring the stacks in line with the groups (the default)" },
+  undo: {
+    summary: "Put back the stacks a recorded run changed; default: each user's latest run",
+    operand: { name: "RUN_ID", required: false },
+  },
+  runs: { summary: "List the recorded runs: id, time, user, server, changes, finished, undone" },
+  backup: { summary: "Write every stack of every key's user to a JSON file" },
+  restore: {
+    summary: "Make the stacks match a backup file, with the fewest writes",
+    operand: { name: "FILE", required: true },
+  },
+} as const satisfies Record<string, CommandDeclaration>;
+
+/** The name of a subcommand. */
+export type CommandName = keyof typeof COMMANDS;
+
+const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];
+
+// Who reads what, named once so that a new subcommand joins a group instead of every setting.
+const EVERY_COMMAND: readonly CommandName[] = COMMAND_NAMES;
+/** The commands that talk to Immich. */
+const SERVER_COMMANDS: readonly CommandName[] = ["run", "undo", "backup", "restore"];
+/** The commands that write stacks, and so honour DRY_RUN and keep a journal. */
+const WRITING_COMMANDS: readonly CommandName[] = ["run", "undo", "restore"];
+const RUN_ONLY: readonly CommandName[] = ["run"];
+
 /** The longest CRON_INTERVAL, in seconds: a longer one is more likely a typo than a plan. */
 const MAX_CRON_INTERVAL = 365 * 86400;
 
@@ -163,6 +214,8 @@ const MAX_REQUEST_TIMEOUT = 3600;
 export interface SettingDeclaration<T> {
   /** Environment variable name. */
   readonly env: string;
+  /** The subcommands that read it; the others ignore its variable and refuse its flag. */
+  readonly commands: readonly CommandName[];
   /** Long command-line flag, without the leading `--`. */
   readonly flag: string;
   /** Default as raw text, parsed like any other value; undefined = no default. */
@@ -191,12 +244,14 @@ function declare<const D extends SettingDeclaration<unknown>>(declaration: D): D
 export const SETTINGS = {
   apiUrl: declare({
     env: "API_URL",
+    commands: SERVER_COMMANDS,
     flag: "api-url",
     schema: httpUrl,
     help: "Base address of the Immich API, ending in /api (e.g. http://immich:2283/api)",
   }),
   apiKey: declare({
     env: "API_KEY",
+    commands: SERVER_COMMANDS,
     flag: "api-key",
     schema: text,
     secret: true,
@@ -204,18 +259,21 @@ export const SETTINGS = {
   }),
   apiKeyFile: declare({
     env: "API_KEY_FILE",
+    commands: SERVER_COMMANDS,
     flag: "api-key-file",
     schema: text,
     help: "File holding the API key(s), e.g. a Docker secret; excludes API_KEY",
   }),
   envFile: declare({
     env: "ENV_FILE",
+    commands: EVERY_COMMAND,
     flag: "env-file",
     schema: text,
     help: "File of KEY=value lines read before the environment; default ./.env when present",
   }),
   runMode: declare({
     env: "RUN_MODE",
+    commands: RUN_ONLY,
     flag: "run-mode",
     default: "once",
     schema: oneOf(["once", "cron"] as const),
@@ -223,22 +281,25 @@ export const SETTINGS = {
   }),
   cronInterval: declare({
     env: "CRON_INTERVAL",
+    commands: RUN_ONLY,
     flag: "cron-interval",
     default: "86400",
-    schema: wholeSeconds(MAX_CRON_INTERVAL, "365 days"),
+    schema: positiveWhole(" of seconds", { max: MAX_CRON_INTERVAL, words: "365 days" }),
     errorTitle: `Invalid interval: CRON_INTERVAL (--cron-interval)`,
     help: `Seconds to wait between passes in cron mode, at most ${MAX_CRON_INTERVAL} (365 days)`,
   }),
   requestTimeout: declare({
     env: "REQUEST_TIMEOUT",
+    commands: SERVER_COMMANDS,
     flag: "request-timeout",
     default: "120",
-    schema: wholeSeconds(MAX_REQUEST_TIMEOUT, "an hour"),
+    schema: positiveWhole(" of seconds", { max: MAX_REQUEST_TIMEOUT, words: "an hour" }),
     help: "Seconds a request may wait for its answer to start, and for each pause while the " +
       "answer streams in, before it fails and is retried; at most 3600",
   }),
   dryRun: declare({
     env: "DRY_RUN",
+    commands: WRITING_COMMANDS,
     flag: "dry-run",
     default: "false",
     schema: bool,
@@ -247,6 +308,7 @@ export const SETTINGS = {
   }),
   criteria: declare({
     env: "CRITERIA",
+    commands: RUN_ONLY,
     flag: "criteria",
     default: DEFAULT_CRITERIA,
     schema: criteriaJson,
@@ -255,6 +317,7 @@ export const SETTINGS = {
   }),
   withArchived: declare({
     env: "WITH_ARCHIVED",
+    commands: RUN_ONLY,
     flag: "with-archived",
     default: "false",
     schema: bool,
@@ -263,6 +326,7 @@ export const SETTINGS = {
   }),
   withDeleted: declare({
     env: "WITH_DELETED",
+    commands: RUN_ONLY,
     flag: "with-deleted",
     default: "false",
     schema: bool,
@@ -271,6 +335,7 @@ export const SETTINGS = {
   }),
   includeVideos: declare({
     env: "INCLUDE_VIDEOS",
+    commands: RUN_ONLY,
     flag: "include-videos",
     default: "false",
     schema: bool,
@@ -279,24 +344,28 @@ export const SETTINGS = {
   }),
   filterAlbumIds: declare({
     env: "FILTER_ALBUM_IDS",
+    commands: RUN_ONLY,
     flag: "filter-album-ids",
     schema: list,
     help: "Only assets in these albums: comma-separated album ids or names",
   }),
   filterTakenAfter: declare({
     env: "FILTER_TAKEN_AFTER",
+    commands: RUN_ONLY,
     flag: "filter-taken-after",
     schema: isoDate,
     help: "Only assets taken at or after this ISO 8601 date-time",
   }),
   filterTakenBefore: declare({
     env: "FILTER_TAKEN_BEFORE",
+    commands: RUN_ONLY,
     flag: "filter-taken-before",
     schema: isoDate,
     help: "Only assets taken before this ISO 8601 date-time",
   }),
   parentFilenamePromote: declare({
     env: "PARENT_FILENAME_PROMOTE",
+    commands: RUN_ONLY,
     flag: "parent-filename-promote",
     default: "cover,edit,crop,hdr,biggestNumber",
     schema: promoteList,
@@ -306,6 +375,7 @@ export const SETTINGS = {
   }),
   parentExtPromote: declare({
     env: "PARENT_EXT_PROMOTE",
+    commands: RUN_ONLY,
     flag: "parent-ext-promote",
     default: ".jpg,.png,.jpeg,.heic,.dng",
     schema: list,
@@ -313,6 +383,7 @@ export const SETTINGS = {
   }),
   replaceStacks: declare({
     env: "REPLACE_STACKS",
+    commands: RUN_ONLY,
     flag: "replace-stacks",
     default: "false",
     schema: bool,
@@ -321,6 +392,7 @@ export const SETTINGS = {
   }),
   removeSingleAssetStacks: declare({
     env: "REMOVE_SINGLE_ASSET_STACKS",
+    commands: RUN_ONLY,
     flag: "remove-single-asset-stacks",
     default: "false",
     schema: bool,
@@ -329,6 +401,7 @@ export const SETTINGS = {
   }),
   resetStacks: declare({
     env: "RESET_STACKS",
+    commands: RUN_ONLY,
     flag: "reset-stacks",
     default: "false",
     schema: bool,
@@ -337,12 +410,14 @@ export const SETTINGS = {
   }),
   confirmResetStack: declare({
     env: "CONFIRM_RESET_STACK",
+    commands: RUN_ONLY,
     flag: "confirm-reset-stack",
     schema: text,
     help: `Required with RESET_STACKS, exactly: ${RESET_CONFIRMATION}`,
   }),
   logLevel: declare({
     env: "LOG_LEVEL",
+    commands: SERVER_COMMANDS,
     flag: "log-level",
     default: "info",
     schema: oneOf(["trace", "debug", "info", "warn", "error"] as const),
@@ -350,6 +425,7 @@ export const SETTINGS = {
   }),
   logFormat: declare({
     env: "LOG_FORMAT",
+    commands: SERVER_COMMANDS,
     flag: "log-format",
     default: "text",
     schema: oneOf(["text", "json"] as const),
@@ -357,11 +433,84 @@ export const SETTINGS = {
   }),
   logFile: declare({
     env: "LOG_FILE",
+    commands: SERVER_COMMANDS,
     flag: "log-file",
     schema: text,
     help: "Also append logs to this file (created with its folder if missing)",
   }),
+  stateDir: declare({
+    env: "STATE_DIR",
+    flag: "state-dir",
+    commands: EVERY_COMMAND,
+    schema: text,
+    help: "Folder of the journals and backups; default $XDG_STATE_HOME/stacksync, else " +
+      "~/.local/state/stacksync",
+  }),
+  journal: declare({
+    env: "JOURNAL",
+    flag: "journal",
+    commands: WRITING_COMMANDS,
+    default: "true",
+    schema: bool,
+    switch: true,
+    help: "Record every write in STATE_DIR so that stacksync undo can put it back; " +
+      "false runs without, and cannot be undone",
+  }),
+  journalKeep: declare({
+    env: "JOURNAL_KEEP",
+    flag: "journal-keep",
+    commands: WRITING_COMMANDS,
+    default: "30",
+    schema: positiveWhole(),
+    help: "How many recorded runs to keep; older journals are deleted",
+  }),
 } as const;
+
+/** A flag of one or more subcommands that is no setting: it has no variable and no default. */
+export interface OptionDeclaration {
+  /** Long command-line flag, without the leading `--`. */
+  readonly flag: string;
+  /** The subcommands that accept it. */
+  readonly commands: readonly CommandName[];
+  /** One-line help, shown by `--help` and in the README; per command when it differs. */
+  readonly help: string | { readonly [N in CommandName]?: string };
+  /** A switch (`--flag`); otherwise it takes a value, named here (`FILE`). */
+  readonly value?: string;
+}
+
+/** The subcommands' own flags, in the order `--help` lists them. */
+export const OPTIONS = {
+  out: {
+    flag: "out",
+    commands: ["backup"],
+    value: "FILE",
+    help: "Write the backup to FILE (- for standard output) instead of a new file in " +
+      "STATE_DIR/backups",
+  },
+  exact: {
+    flag: "exact",
+    commands: ["restore"],
+    help: "Also delete the stacks that the file does not have",
+  },
+  force: {
+    flag: "force",
+    commands: ["undo", "restore"],
+    help: {
+      undo: "Also put back the stacks that changed after the run",
+      restore: "Accept a file of another server or user (the same Immich at a new address)",
+    },
+  },
+} as const satisfies Record<string, OptionDeclaration>;
+
+/** The values of {@linkcode OPTIONS} on one command line. */
+export interface CommandOptions {
+  /** `--out FILE`. */
+  readonly out?: string;
+  /** `--exact`. */
+  readonly exact: boolean;
+  /** `--force`. */
+  readonly force: boolean;
+}
 
 type Declarations = typeof SETTINGS;
 type Parsed<K extends keyof Declarations> = z.output<Declarations[K]["schema"]>;
@@ -374,7 +523,11 @@ export type RawSettings =
   & { [K in WithDefault]: Parsed<K> }
   & { [K in Exclude<keyof Declarations, WithDefault>]?: Parsed<K> };
 
-/** The validated settings a run works with. */
+/**
+ * The validated settings a command works with. A command gets the values of the settings it
+ * reads; the others keep their defaults. `apiUrl` and `apiKeys` are empty for a command that
+ * talks to no server (`runs`).
+ */
 export type Settings =
   & Omit<RawSettings, "apiKey" | "apiKeyFile" | "envFile" | "confirmResetStack">
   & {
@@ -436,7 +589,12 @@ export type Command =
   | { readonly kind: "version"; readonly text: string }
   | {
     readonly kind: "run";
+    /** The subcommand; `run` when none was given. */
+    readonly command: CommandName;
     readonly settings: Settings;
+    /** The positional argument (`RUN_ID`, `FILE`), when given. */
+    readonly operand?: string;
+    readonly options: CommandOptions;
     /**
      * One line per thing the user set that has no effect (an unknown name in the env file, an
      * immich-stack setting stacksync does not support), for `main.ts` to log once logging is up.
@@ -491,12 +649,12 @@ function readTextFileIfPresent(path: string): string | undefined {
 
 const KEYS = Object.keys(SETTINGS) as (keyof Declarations)[];
 
-/** Every setting's environment variable, for "did you mean …?". */
-const SETTING_NAMES: readonly string[] = KEYS.map((key) => SETTINGS[key].env);
-
 function describe(key: keyof Declarations): string {
   return `${SETTINGS[key].env} (--${SETTINGS[key].flag})`;
 }
+
+/** Every setting's environment variable, for "did you mean …?". */
+const SETTING_NAMES: readonly string[] = KEYS.map((key) => SETTINGS[key].env);
 
 /**
  * True for text that may be an API key: Immich's are 40-odd letters and digits. Values that
@@ -534,22 +692,56 @@ function givenKeys(texts: readonly (string | undefined)[]): string[] {
   return texts.flatMap((text) => text?.split(/[,\n]/).map((key) => key.trim()) ?? []);
 }
 
-function parseCommandLine(args: readonly string[]) {
-  const options: Record<string, { type: "string" | "boolean" }> = {
-    help: { type: "boolean" },
-    version: { type: "boolean" },
-  };
-  for (const key of KEYS) {
-    const declaration: SettingDeclaration<unknown> = SETTINGS[key];
-    options[declaration.flag] = { type: declaration.switch ? "boolean" : "string" };
+const OPTION_KEYS = Object.keys(OPTIONS) as (keyof typeof OPTIONS)[];
+
+/** The settings a command reads, in declaration order. */
+function settingsOf(command: CommandName): (keyof Declarations)[] {
+  return KEYS.filter((key) => SETTINGS[key].commands.includes(command));
+}
+
+/** The own flags a command accepts, in declaration order. */
+function optionsOf(command: CommandName): (keyof typeof OPTIONS)[] {
+  return OPTION_KEYS.filter((key) => {
+    const declaration: OptionDeclaration = OPTIONS[key];
+    return declaration.commands.includes(command);
+  });
+}
+
+/** How help and errors name a command's help: `--help` for the default one. */
+function helpHint(command: CommandName, explicit: boolean): string {
+  return explicit ? `stacksync ${command} --help` : "--help";
+}
+
+/**
+ * Finds the subcommand: the first argument when it is not a flag, else `run`.
+ *
+ * @throws {ConfigError} For a first argument that names no command; a word is shown, anything
+ *   else is not, as it may be a key typed in the wrong place.
+ */
+function splitCommand(args: readonly string[]) {
+  const first = args[0];
+  if (first === undefined || first.startsWith("-")) {
+    return { command: "run" as CommandName, explicit: false, rest: args };
   }
-  try {
-    return parseArgs({ args: [...args], options, strict: true, allowNegative: true });
-  } catch (error) {
+  if (Object.hasOwn(COMMANDS, first)) {
+    return { command: first as CommandName, explicit: true, rest: args.slice(1) };
+  }
+  const choices = COMMAND_NAMES.join(", ");
+  if (/^[a-z]{1,20}(-[a-z]{1,20})?$/.test(first)) {
     throw new ConfigError(
-      `Cannot parse the command line: ${commandLineProblem(error, Object.keys(options))}`,
+      `Cannot run the command as stacksync has no such command, choose one of ${choices}: ` +
+        `current value is "${first}"`,
     );
   }
+  throw new ConfigError(
+    `Cannot parse the command line: the first argument must be a command (${choices}) or an ` +
+      "option; see --help",
+  );
+}
+
+/** The first sentence of a parseArgs error (its advice about `--` does not apply here). */
+function problemOf(error: unknown): string {
+  return (error as Error).message.split("\n")[0].split(". To specify")[0];
 }
 
 /**
@@ -558,35 +750,79 @@ function parseCommandLine(args: readonly string[]) {
  *
  * @param error What `parseArgs` threw.
  * @param flags The long flags that exist, without `--`.
+ * @param hint Where the help is: `--help`, or `stacksync <command> --help`.
  * @returns The problem, e.g. `Unknown option '--dryrun': did you mean --dry-run?`.
  */
-export function commandLineProblem(error: unknown, flags: readonly string[]): string {
+export function commandLineProblem(
+  error: unknown,
+  flags: readonly string[],
+  hint = "--help",
+): string {
   const { code, message } = error as { code?: string; message: string };
   // A stray positional argument may be a key typed in the wrong place: never echo it.
   if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") {
-    return "positional arguments are not accepted; see --help";
+    return `positional arguments are not accepted; see ${hint}`;
   }
   const option = /'(--?[^'=]+)'/.exec(message)?.[1];
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option !== undefined) {
     const named = looksLikeKey(option.replace(/^-+/, "")) ? "an option" : `'${option}'`;
     const near = closestName(option.replace(/^-+/, ""), flags);
     return near === undefined
-      ? `Unknown option ${named}; see --help`
+      ? `Unknown option ${named}; see ${hint}`
       : `Unknown option ${named}: did you mean --${near}?`;
   }
-  return `${message.split("\n")[0]}; see --help`;
+  return `${problemOf(error)}; see ${hint}`;
+}
+
+function parseCommandLine(args: readonly string[], command: CommandName, hint: string) {
+  const options: Record<string, { type: "string" | "boolean" }> = {
+    help: { type: "boolean" },
+    version: { type: "boolean" },
+  };
+  for (const key of settingsOf(command)) {
+    const declaration: SettingDeclaration<unknown> = SETTINGS[key];
+    options[declaration.flag] = { type: declaration.switch ? "boolean" : "string" };
+  }
+  for (const key of optionsOf(command)) {
+    const declaration: OptionDeclaration = OPTIONS[key];
+    options[declaration.flag] = { type: declaration.value === undefined ? "boolean" : "string" };
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options,
+      strict: true,
+      allowNegative: true,
+      allowPositionals: true,
+    });
+  } catch (error) {
+    throw new ConfigError(
+      `Cannot parse the command line: ${commandLineProblem(error, Object.keys(options), hint)}`,
+    );
+  }
+  // A stray positional argument may be a key typed in the wrong place: never echo it.
+  const operand = COMMANDS[command] as CommandDeclaration;
+  if (parsed.positionals.length > (operand.operand === undefined ? 0 : 1)) {
+    const problem = operand.operand === undefined
+      ? "positional arguments are not accepted"
+      : `${command} takes one ${operand.operand.name}`;
+    throw new ConfigError(`Cannot parse the command line: ${problem}; see ${hint}`);
+  }
+  return parsed;
 }
 
 /**
  * Reads the command line, the environment and the env file into validated settings.
  *
- * An env file is read strictly (see src/env_file.ts): a line it cannot read, or a name close
- * to a setting's (`DRYRUN`), stops the run; other unknown names and immich-stack settings that
- * stacksync does not support become warnings.
+ * The first argument may name a subcommand ({@linkcode COMMANDS}); without one the command is
+ * `run`. A command reads only its own settings ({@linkcode SettingDeclaration.commands}): the
+ * variables of the others are ignored, their flags refused.
  *
  * @param options The arguments, environment and file reader.
- * @returns The command to carry out: help, version, or a run with its settings and warnings.
- * @throws {ConfigError} For any invalid setting, naming the variable and the allowed values.
+ * @returns The command to carry out: help, version, or a subcommand with its settings.
+ * @throws {ConfigError} For an unknown command or an invalid setting, naming the variable and
+ *   the allowed values.
  *
  * @example Usage
  * ```ts
@@ -595,43 +831,55 @@ export function commandLineProblem(error: unknown, flags: readonly string[]): st
  *
  * const command = loadSettings({
  *   args: ["--dry-run"],
- *   env: { API_URL: "http://immich:2283/api", API_KEY: "secret", STACK_CONCURRENCY: "4" },
+ *   env: { API_URL: "http://immich:2283/api", API_KEY: "secret" },
  *   version: "1.0.0",
  *   readTextFile: () => undefined,
  * });
  * assert.equal(command.kind, "run");
  * if (command.kind === "run") {
+ *   assert.equal(command.command, "run");
  *   assert.equal(command.settings.dryRun, true);
  *   assert.equal(command.settings.runMode, "once");
- *   assert.match(command.warnings[0], /^Ignored STACK_CONCURRENCY from the environment: /);
  * }
  * ```
  */
 export function loadSettings(options: LoadSettingsOptions): Command {
   const readTextFile = options.readTextFile ?? readTextFileIfPresent;
-  const { values } = parseCommandLine(options.args);
-  if (values.help) return { kind: "help", text: helpText() };
+  const { command, explicit, rest } = splitCommand(options.args);
+  const hint = helpHint(command, explicit);
+  const { values, positionals } = parseCommandLine(rest, command, hint);
+  if (values.help) return { kind: "help", text: helpText(explicit ? command : undefined) };
   if (values.version) return { kind: "version", text: `stacksync ${options.version}` };
+  const declared = COMMANDS[command] as CommandDeclaration;
+  if (declared.operand?.required && positionals.length === 0) {
+    throw new ConfigError(
+      `Missing ${declared.operand.name}: stacksync ${command} needs it; see ${hint}`,
+    );
+  }
 
-  const fromFlag = (key: keyof Declarations): string | undefined => {
-    const value = values[SETTINGS[key].flag];
+  const fromFlag = (flag: string): string | undefined => {
+    const value = values[flag];
     if (value === undefined) return undefined;
     return typeof value === "boolean" ? String(value) : value;
   };
   const nonEmpty = (value: string | undefined) => value === "" ? undefined : value;
 
-  const envFilePath = nonEmpty(fromFlag("envFile")) ?? nonEmpty(options.env.ENV_FILE);
+  const envFilePath = nonEmpty(fromFlag(SETTINGS.envFile.flag)) ?? nonEmpty(options.env.ENV_FILE);
   const envFile = readEnvFile(envFilePath, readTextFile);
   const fileValues = new Map(envFile?.entries.map((entry) => [entry.name, entry.value]));
   const shown = shownExcept(
-    givenKeys([fromFlag("apiKey"), options.env.API_KEY, fileValues.get("API_KEY")]),
+    givenKeys([fromFlag(SETTINGS.apiKey.flag), options.env.API_KEY, fileValues.get("API_KEY")]),
   );
 
+  const read = new Set(settingsOf(command));
   const raw: Record<string, unknown> = {};
   for (const key of KEYS) {
     const declaration: SettingDeclaration<unknown> = SETTINGS[key];
-    const text = nonEmpty(fromFlag(key)) ?? nonEmpty(options.env[declaration.env]) ??
-      nonEmpty(fileValues.get(declaration.env)) ?? declaration.default;
+    const given = read.has(key)
+      ? nonEmpty(fromFlag(declaration.flag)) ?? nonEmpty(options.env[declaration.env]) ??
+        nonEmpty(fileValues.get(declaration.env))
+      : undefined;
+    const text = given ?? declaration.default;
     if (text === undefined) continue;
     const result = declaration.schema.safeParse(text);
     if (!result.success) {
@@ -643,13 +891,26 @@ export function loadSettings(options: LoadSettingsOptions): Command {
     }
     raw[key] = result.data;
   }
-  const settings = validate(raw as RawSettings, readTextFile, shown);
+  const flag = (key: keyof typeof OPTIONS) => values[OPTIONS[key].flag];
+  const out = flag("out");
+  const settings = validate(raw as RawSettings, { readTextFile, env: options.env, read, shown });
   const warnings = [
     ...unsupportedWarnings(options.env, envFile),
     ...misspeltEnvironmentWarnings(options.env),
     ...unknownNameWarnings(envFile, shown),
   ];
-  return { kind: "run", settings, warnings };
+  return {
+    kind: "run",
+    command,
+    settings,
+    ...(positionals[0] === undefined ? {} : { operand: positionals[0] }),
+    options: {
+      ...(typeof out === "string" ? { out } : {}),
+      exact: flag("exact") === true,
+      force: flag("force") === true,
+    },
+    warnings,
+  };
 }
 
 /** An env file that was read: its path as given and its entries. */
@@ -783,12 +1044,39 @@ function keysOfFile(content: string, shown: Shown): string[] {
   return splitKeys(content.replace(/\s+$/, "").split(/\r?\n/).join(","), source);
 }
 
-function validate(
-  raw: RawSettings,
-  readTextFile: (path: string) => string | undefined,
-  shown: Shown,
-): Settings {
+/** What {@linkcode validate} needs besides the raw values. */
+interface ValidateContext {
+  readonly readTextFile: (path: string) => string | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The settings the command reads; the others keep their defaults, unchecked. */
+  readonly read: ReadonlySet<keyof Declarations>;
+  /** Which values messages may show. */
+  readonly shown: Shown;
+}
+
+/**
+ * The default STATE_DIR, after XDG: `$XDG_STATE_HOME/stacksync`, else
+ * `~/.local/state/stacksync`, else (Windows) `%LOCALAPPDATA%\stacksync`.
+ */
+function defaultStateDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const base = (name: string) => {
+    const value = env[name];
+    return value !== undefined && isAbsolute(value) ? value : undefined;
+  };
+  const xdg = base("XDG_STATE_HOME");
+  if (xdg !== undefined) return join(xdg, "stacksync");
+  const home = base("HOME");
+  if (home !== undefined) return join(home, ".local", "state", "stacksync");
+  const local = base("LOCALAPPDATA");
+  return local === undefined ? undefined : join(local, "stacksync");
+}
+
+function validate(raw: RawSettings, context: ValidateContext): Settings {
   const { apiKey, apiKeyFile, envFile: _envFile, confirmResetStack, ...rest } = raw;
+  const stateDir = raw.stateDir ?? defaultStateDir(context.env);
+  const local = { ...rest, ...(stateDir === undefined ? {} : { stateDir }) };
+  if (!context.read.has("apiUrl")) return { ...local, apiUrl: "", apiKeys: [] };
+  const { readTextFile, shown } = context;
   if (raw.apiUrl === undefined) {
     throw new ConfigError(`Missing ${describe("apiUrl")}: set the address of the Immich API`);
   }
@@ -838,13 +1126,35 @@ function validate(
         `current values are ${raw.filterTakenAfter} and ${raw.filterTakenBefore}`,
     );
   }
-  return { ...rest, apiUrl: raw.apiUrl, apiKeys };
+  return { ...local, apiUrl: raw.apiUrl, apiKeys };
+}
+
+/** An option's help for one command, or for all of them (`undo: …; restore: …`). */
+function optionHelp(declaration: OptionDeclaration, command?: CommandName): string {
+  const { help } = declaration;
+  if (typeof help === "string") return help;
+  if (command !== undefined) return help[command] ?? "";
+  return Object.entries(help).map(([name, text]) => `${name}: ${text}`).join("; ");
+}
+
+/** The `--help` lines of one flag: the flag, then its variable (if any), help and default. */
+function flagLines(flag: string, kind: "switch" | string, help: string): string[] {
+  const shown = kind === "switch" ? `--${flag}` : `--${flag} <${kind}>`;
+  return [`  ${shown}`, `      ${help}`];
+}
+
+function settingFlag(declaration: SettingDeclaration<unknown>): string {
+  return declaration.switch
+    ? `--${declaration.flag}, --no-${declaration.flag}`
+    : `--${declaration.flag} <value>`;
 }
 
 /**
- * The `--help` text, generated from {@linkcode SETTINGS}: every flag with its environment
- * variable, help and default.
+ * The `--help` text, generated from {@linkcode COMMANDS}, {@linkcode OPTIONS} and
+ * {@linkcode SETTINGS}: without a command, the list of commands and the options of `run`;
+ * with one, that command's usage and only the flags and variables it reads.
  *
+ * @param command The command asked about (`stacksync undo --help`), if any.
  * @returns The text `--help` prints.
  *
  * @example Usage
@@ -854,36 +1164,68 @@ function validate(
  *
  * assert.ok(helpText().includes("      RUN_MODE: "));
  * assert.ok(helpText().includes("  --dry-run, --no-dry-run"));
+ * assert.ok(helpText("undo").includes("Usage: stacksync undo [RUN_ID] [options]"));
+ * assert.ok(!helpText("undo").includes("CRITERIA"));
  * ```
  */
-export function helpText(): string {
-  const lines = [
-    "stacksync: keep Immich stacks in line with grouping rules",
-    "",
-    "Usage: stacksync [options]",
-    "",
-    "Every option can also be set by its environment variable or in an env file.",
+export function helpText(command?: CommandName): string {
+  const shown = command ?? "run";
+  const declared = COMMANDS[shown] as CommandDeclaration;
+  const operand = declared.operand === undefined
+    ? ""
+    : declared.operand.required
+    ? ` ${declared.operand.name}`
+    : ` [${declared.operand.name}]`;
+  const lines = command === undefined
+    ? [
+      "stacksync: keep Immich stacks in line with grouping rules",
+      "",
+      "Usage: stacksync [command] [options]",
+      "",
+      "Commands:",
+      ...COMMAND_NAMES.map((name) => `  ${name.padEnd(9)}${COMMANDS[name].summary}`),
+      "",
+      "Without a command stacksync runs `run`. `stacksync <command> --help` lists what a " +
+      "command reads.",
+      "",
+    ]
+    : [`stacksync ${command}: ${declared.summary}`, ""];
+  if (command !== undefined) lines.push(`Usage: stacksync ${command}${operand} [options]`, "");
+  lines.push(
+    "Every setting can also be set by its environment variable or in an env file.",
     "Precedence: flag > environment > env file > default.",
     "",
-    "Options:",
-  ];
-  for (const key of KEYS) {
+    `Options${command === undefined ? " of run" : ""}:`,
+  );
+  for (const key of optionsOf(shown)) {
+    const declaration: OptionDeclaration = OPTIONS[key];
+    lines.push(
+      ...flagLines(declaration.flag, declaration.value ?? "switch", optionHelp(declaration, shown)),
+    );
+  }
+  for (const key of settingsOf(shown)) {
     const declaration: SettingDeclaration<unknown> = SETTINGS[key];
-    const flag = declaration.switch
-      ? `--${declaration.flag}, --no-${declaration.flag}`
-      : `--${declaration.flag} <value>`;
     const fallback = declaration.default === undefined ? "" : ` [default: ${declaration.default}]`;
-    lines.push(`  ${flag}`, `      ${declaration.env}: ${declaration.help}${fallback}`);
+    lines.push(
+      `  ${settingFlag(declaration)}`,
+      `      ${declaration.env}: ${declaration.help}${fallback}`,
+    );
   }
   lines.push("  --help", "      Show this help", "  --version", "      Show the version");
   return lines.join("\n");
 }
 
+/** The commands cell of the README table: `all`, or the names. */
+function commandsCell(commands: readonly CommandName[]): string {
+  return commands.length === COMMAND_NAMES.length ? "all" : commands.join(", ");
+}
+
 /**
- * The README's settings table as Markdown, generated from {@linkcode SETTINGS} and padded the
- * way `deno fmt` lays out tables, so the README can hold it verbatim.
+ * The README's settings table as Markdown, generated from {@linkcode SETTINGS} and
+ * {@linkcode OPTIONS} and padded the way `deno fmt` lays out tables, so the README can hold it
+ * verbatim. The commands' own flags come last, without a variable.
  *
- * @returns One table row per setting: variable, flag, default and meaning.
+ * @returns One table row per setting and flag: variable, flag, default, commands and meaning.
  *
  * @example Usage
  * ```ts
@@ -891,20 +1233,35 @@ export function helpText(): string {
  * import assert from "node:assert/strict";
  *
  * const rows = settingsTable().split("\n");
- * assert.match(rows[0], /^\| Variable +\| Flag +\| Default +\| Meaning +\|$/);
+ * assert.match(rows[0], /^\| Variable +\| Flag +\| Default +\| Commands +\| Meaning +\|$/);
  * assert.ok(rows.some((row) => row.startsWith("| `RUN_MODE` ")));
  * ```
  */
 export function settingsTable(): string {
   const code = (text: string) => `\`${text}\``;
-  const rows = [["Variable", "Flag", "Default", "Meaning"]];
+  const rows = [["Variable", "Flag", "Default", "Commands", "Meaning"]];
   for (const key of KEYS) {
     const declaration: SettingDeclaration<unknown> = SETTINGS[key];
     const flag = declaration.switch
       ? `${code(`--${declaration.flag}`)}, ${code(`--no-${declaration.flag}`)}`
       : code(`--${declaration.flag}`);
     const fallback = declaration.default === undefined ? "" : code(declaration.default);
-    rows.push([code(declaration.env), flag, fallback, declaration.help]);
+    rows.push([
+      code(declaration.env),
+      flag,
+      fallback,
+      commandsCell(declaration.commands),
+      declaration.help,
+    ]);
+  }
+  for (const key of OPTION_KEYS) {
+    const declaration: OptionDeclaration = OPTIONS[key];
+    const flag = code(
+      declaration.value === undefined
+        ? `--${declaration.flag}`
+        : `--${declaration.flag} ${declaration.value}`,
+    );
+    rows.push(["", flag, "", commandsCell(declaration.commands), optionHelp(declaration)]);
   }
   const cells = rows.map((row) => row.map((cell) => cell.replaceAll("|", "\\|")));
   const widths = cells[0].map((_, column) =>
@@ -924,7 +1281,8 @@ export function settingsTable(): string {
  * and a user name and password in API_URL are shown as `***`.
  *
  * @param settings The validated settings.
- * @returns Every setting by name, with `apiKeys` replaced by their number.
+ * @param command The command they were loaded for; only the settings it reads are shown.
+ * @returns Every setting the command reads by name, with `apiKeys` replaced by their number.
  *
  * @example Usage
  * ```ts
@@ -944,13 +1302,18 @@ export function settingsTable(): string {
  * }
  * ```
  */
-export function describeSettings(settings: Settings): Record<string, unknown> {
-  const { apiKeys, apiUrl, ...rest } = settings;
-  return {
-    apiUrl: shownUrl(apiUrl),
-    ...rest,
-    apiKeys: `${apiKeys.length} key${apiKeys.length === 1 ? "" : "s"}`,
-  };
+export function describeSettings(
+  settings: Settings,
+  command: CommandName = "run",
+): Record<string, unknown> {
+  const { apiKeys, ...rest } = settings;
+  const read = new Set<string>(settingsOf(command));
+  const shown = Object.entries(rest).filter(([key]) => read.has(key))
+    .map(([key, value]) => key === "apiUrl" ? [key, shownUrl(String(value))] : [key, value]);
+  if (read.has("apiKey")) {
+    shown.push(["apiKeys", `${apiKeys.length} key${apiKeys.length === 1 ? "" : "s"}`]);
+  }
+  return Object.fromEntries(shown);
 }
 
 /**
@@ -978,7 +1341,8 @@ export function describeSettings(settings: Settings): Record<string, unknown> {
  * ```
  */
 export function secretsOf(settings: Settings): string[] {
-  const password = new URL(settings.apiUrl).password;
+  // Commands that talk to no server (`runs`) have no API_URL.
+  const password = URL.parse(settings.apiUrl)?.password ?? "";
   const passwords = password === "" ? [] : [password, decodedPassword(password)];
   return [...new Set([...settings.apiKeys, ...passwords])];
 }

@@ -53,9 +53,18 @@ export interface Logging extends AsyncDisposable {
 
 const encoder = new TextEncoder();
 
-function writeAll(target: { writeSync(bytes: Uint8Array): number }, line: string): void {
-  let bytes = encoder.encode(line);
-  // writeSync may write only part of the buffer (pipes); loop until all of it is out.
+/**
+ * Writes all of a text or bytes to a file or stream synchronously: `writeSync` may write only
+ * part of a buffer (pipes), so it loops until all of it is out.
+ *
+ * @param target Where to write, e.g. `Deno.stdout` or an open file.
+ * @param data The text (UTF-8 encoded) or bytes.
+ */
+export function writeAll(
+  target: { writeSync(bytes: Uint8Array): number },
+  data: string | Uint8Array,
+): void {
+  let bytes = typeof data === "string" ? encoder.encode(data) : data;
   while (bytes.length > 0) bytes = bytes.subarray(target.writeSync(bytes));
 }
 

@@ -138,8 +138,11 @@ export interface ServerVersion {
   readonly patch: number;
 }
 
-/** Why the plan deletes a stack on its own rather than as part of a replace. */
-export type DeleteReason = "single-asset-stack" | "reset";
+/**
+ * Why the plan deletes a stack on its own rather than as part of a replace; `not-in-target`:
+ * an undo or restore wants none of its assets stacked this way.
+ */
+export type DeleteReason = "single-asset-stack" | "reset" | "not-in-target";
 
 /**
  * Why a group cannot be reached by a primary update or a grow: a member the pass fetched is
@@ -240,6 +243,11 @@ export interface CreateAction {
    * together with them.
    */
   readonly stackIds?: readonly string[];
+  /**
+   * A stack of one asset, made on purpose: an undo or restore puts back a 1-asset stack (the
+   * Immich client lists the asset twice, which Immich folds). Never set by a stacking pass.
+   */
+  readonly single?: true;
   readonly context: ActionContext;
 }
 
@@ -257,6 +265,8 @@ export interface ReplaceAction {
    * plan deletes, so that no stack is deleted twice.
    */
   readonly deleteStackIds: readonly string[];
+  /** As for {@linkcode CreateAction.single}: the group is one asset on purpose. */
+  readonly single?: true;
   /** The stacks of `deleteStackIds` as they were, in that order, to put back on failure. */
   readonly previous: readonly PreviousStack[];
   readonly assetIds: readonly string[];

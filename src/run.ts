@@ -16,9 +16,9 @@ import {
   promotionInputs,
 } from "./grouping/criteria.ts";
 import { groupAssets } from "./grouping/group.ts";
-import type { Asset, Outcome, Plan, SkippedAsset, Stack } from "./model.ts";
+import type { Asset, Outcome, Plan, SkippedAsset, Stack, User } from "./model.ts";
 import { createParentOrder, needsFileSize, type PromotionOptions } from "./promotion/parent.ts";
-import { applyPlan } from "./reconcile/apply.ts";
+import { applyPlan, type StackWriter } from "./reconcile/apply.ts";
 import {
   actsOnStackMembers,
   type PlanOptions,
@@ -27,6 +27,8 @@ import {
   withFileNames,
 } from "./reconcile/plan.ts";
 import { fileList, renderPlan, summarizePlan } from "./reconcile/render.ts";
+import type { RunJournal } from "./state/folder.ts";
+import { journalWrites, type StacksAsRead, type UserJournal } from "./state/journal.ts";
 
 const logger = getLogger(["stacksync", "run"]);
 
@@ -62,6 +64,8 @@ export interface PassCounts {
   readonly failed: number;
   /** Actions not carried out because of a shutdown signal or a failed deletion. */
   readonly notDone: number;
+  /** For an undo: stacks left alone because they changed after the run it puts back. */
+  readonly changedSince: number;
 }
 
 /** What became of one user in one pass. */
@@ -97,6 +101,19 @@ export interface RunOptions {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Sees each user's plan and what became of its actions, once they are applied. */
   readonly observe?: (pass: PassRecord) => void;
+  /** Records every write; see {@linkcode Journaling}. */
+  readonly journal?: Journaling;
+}
+
+/**
+ * Where a pass records its writes, so that `stacksync undo` can put them back (`src/state/`).
+ * Without it nothing is recorded.
+ */
+export interface Journaling {
+  /** Starts the journal of one pass; each user's file appears at that user's first write. */
+  start(): Promise<RunJournal>;
+  /** After a pass: deletes the journals beyond JOURNAL_KEEP. */
+  finish(): Promise<void>;
 }
 
 /** One user's plan and the outcome of each of its actions, for {@linkcode RunOptions.observe}. */
@@ -115,6 +132,7 @@ const ZERO: PassCounts = {
   needsReplace: 0,
   failed: 0,
   notDone: 0,
+  changedSince: 0,
 };
 
 /**
@@ -188,7 +206,7 @@ function plural(count: number, word: string): string {
  * import assert from "node:assert/strict";
  * import { summaryLine } from "./run.ts";
  *
- * const counts = { inSync: 4, created: 2, updated: 1, replaced: 0, deleted: 0, needsReplace: 1, failed: 0, notDone: 0 };
+ * const counts = { inSync: 4, created: 2, updated: 1, replaced: 0, deleted: 0, needsReplace: 1, failed: 0, notDone: 0, changedSince: 0 };
  * assert.equal(
  *   summaryLine({ user: "Ann", status: "done", counts, skippedAssets: { "regex-miss": 3 } }, false),
  *   "Summary for Ann: 2 created, 1 updated, 0 replaced, 0 deleted, 4 in sync, 1 needs replace, 0 failed, 3 assets skipped (3 regex-miss)",
@@ -213,6 +231,7 @@ export function summaryLine(report: UserReport, dryRun: boolean): string {
     `${c.failed} failed`,
   ];
   if (c.notDone > 0) parts.push(`${c.notDone} not done`);
+  if (c.changedSince > 0) parts.push(`${c.changedSince} changed since, left alone`);
   parts.push(`${plural(skippedTotal, "asset")} skipped${reasons}`);
   const stopped = report.status === "stopped"
     ? `; stopped as the server refused the key: ${report.error}`
@@ -223,7 +242,8 @@ export function summaryLine(report: UserReport, dryRun: boolean): string {
 /** Whether every user of a pass finished with no failed or unfinished action. */
 export function passSucceeded(reports: readonly UserReport[]): boolean {
   return reports.every((r) =>
-    r.status === "done" && r.counts.failed === 0 && r.counts.notDone === 0
+    r.status === "done" && r.counts.failed === 0 && r.counts.notDone === 0 &&
+    r.counts.changedSince === 0
   );
 }
 
@@ -246,9 +266,51 @@ function countSkipped(skipped: readonly SkippedAsset[], invalid: number) {
 }
 
 /** Everything one user's pass computes before it writes. */
-interface Prepared {
+export interface Prepared {
   readonly plan: Plan;
-  readonly skippedAssets: Record<string, number>;
+  /** Assets left out of grouping or invalid, by reason. */
+  readonly skippedAssets: Readonly<Record<string, number>>;
+  /** The stacks the plan was made from: the journal saves them before the first write. */
+  readonly stacks: StacksAsRead;
+  /** Start the journal even when nothing is written (an undo records that it ran). */
+  readonly journalAlways?: boolean;
+  /** For an undo: the run it puts back, recorded in the journal. */
+  readonly undoes?: string;
+  /**
+   * Reports what the work adds to the summary once the plan is applied (an undo maps old stack
+   * ids to new ones and names the stacks it left alone).
+   */
+  readonly report?: (outcomes: readonly Outcome[], log: Logger) => { changedSince: number };
+}
+
+/**
+ * One user's part of a pass that is not shared: what it needs, and reading and planning. The
+ * shared part (preflight, journal, applying, summary) is {@linkcode runUsers}.
+ */
+export interface UserWork {
+  /** What the closing line calls the pass: `Run`, `Undo`, `Restore`. */
+  readonly title: string;
+  /** The permissions the key needs, all checked before anything else. */
+  readonly permissions: readonly string[];
+  /**
+   * Reads the server and plans.
+   *
+   * @param client The user's Immich client.
+   * @param user The key's user.
+   * @param log A logger carrying the user's name.
+   * @returns The plan and what goes with it.
+   * @throws Anything that should skip this user, with a one-line message.
+   */
+  prepare(client: ImmichClient, user: User, log: Logger): Promise<Prepared>;
+}
+
+/** The work of a stacking pass: search, group, promote and plan with the run's settings. */
+function groupingWork(settings: Settings, criteria: Criteria): UserWork {
+  return {
+    title: "Run",
+    permissions: neededPermissions({ dryRun: settings.dryRun, albums: settings.filterAlbumIds }),
+    prepare: (client, _user, log) => prepare(client, settings, criteria, log),
+  };
 }
 
 async function prepare(
@@ -314,11 +376,13 @@ async function prepare(
     trashed,
   };
   let plan = timed(() => planStacks(stacks, groups, options));
+  let planned: readonly Stack[] = stacks;
   // Members Immich does not list matter only to deletes, grows and replaces: look them up
   // for such a plan alone, so a pass with nothing to change costs no extra request.
   if (actsOnStackMembers(plan)) {
     const found = await findUnlisted(client, stacks, { ...members, trashed }, userLog);
     if (found !== undefined) {
+      planned = found.stacks;
       plan = timed(() => planStacks(found.stacks, groups, { ...options, ...found.options }));
     }
   }
@@ -358,7 +422,23 @@ async function prepare(
     ms: Math.round(computeMs),
   });
   releaseMemory();
-  return { plan, skippedAssets: countSkipped(grouping.skipped, invalid) };
+  return {
+    plan,
+    skippedAssets: countSkipped(grouping.skipped, invalid),
+    stacks: {
+      stacks: planned,
+      fileNames: members.fileNames,
+      trashed,
+      unlisted: unlisted(stacks, planned),
+    },
+  };
+}
+
+/** Members of `planned` that `listed` does not have: those the pass looked up. */
+function unlisted(listed: readonly Stack[], planned: readonly Stack[]): Set<string> {
+  if (listed === planned) return new Set();
+  const seen = new Set(listed.flatMap((stack) => [stack.primaryAssetId, ...stack.assetIds]));
+  return new Set(planned.flatMap((stack) => stack.assetIds).filter((id) => !seen.has(id)));
 }
 
 /**
@@ -381,9 +461,16 @@ function stackMembers(stacks: readonly Stack[], assets: readonly Asset[]) {
 
 /**
  * The stacks with the members `GET /stacks` leaves out (trashed and hidden ones) added, and
- * those members marked in the plan's sets; undefined when there are none.
+ * those members marked in the plan's sets; undefined when there are none. Undo and restore use
+ * it too: a plan that deletes, grows or replaces stacks must know them (`actsOnStackMembers`).
+ *
+ * @param client The user's client.
+ * @param stacks The stacks as `GET /stacks` listed them.
+ * @param sets File names, and the members the plan must keep and must not list, filled in.
+ * @param userLog The user's logger.
+ * @returns The stacks with those members, and the plan options that name them.
  */
-async function findUnlisted(
+export async function findUnlisted(
   client: ImmichClient,
   stacks: readonly Stack[],
   sets: {
@@ -479,9 +566,9 @@ function logLeftUndone(outcomes: readonly Outcome[], userLog: Logger): void {
 async function processUser(
   apiKey: string,
   position: number,
-  settings: Settings,
-  criteria: Criteria,
-  options: RunOptions,
+  settings: Pick<Settings, "apiUrl" | "dryRun" | "requestTimeout">,
+  work: UserWork,
+  options: RunOptions & { readonly run?: RunJournal },
 ): Promise<UserReport> {
   let user = `user ${position}`;
   const client = createImmichClient({
@@ -491,32 +578,49 @@ async function processUser(
     signal: options.signal,
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   });
+  let journal: UserJournal | undefined;
   try {
     await client.serverVersion();
-    await client.requirePermissions(
-      neededPermissions({ dryRun: settings.dryRun, albums: settings.filterAlbumIds }),
-    );
-    user = (await client.me()).name;
+    await client.requirePermissions(work.permissions);
+    const me = await client.me();
+    user = me.name;
     const userLog = logger.with({ user });
     userLog.info("Processing user: {user}", { user });
 
-    const { plan, skippedAssets } = await prepare(client, settings, criteria, userLog);
+    // Released once the journal has them (it drops them at its first write): at 50 000 stacks
+    // the stacks as read weigh tens of megabytes that applying does not need.
+    let prepared: Prepared | undefined = await work.prepare(client, me, userLog);
+    const { plan, report: reportExtra, skippedAssets } = prepared;
     // The whole plan is one line per action: built only when debug shows it.
     if (userLog.isEnabledFor("debug")) {
       for (const line of renderPlan(plan).slice(0, -1)) userLog.debug(line);
     }
     userLog.info(summarizePlan(plan));
 
+    // A journal that cannot be written stops the user's pass: no write goes unrecorded.
+    const stop = new AbortController();
+    let writer: StackWriter = client;
+    if (options.run !== undefined && !settings.dryRun) {
+      journal = options.run.forUser(me, prepared.stacks, prepared.undoes);
+      if (prepared.journalAlways) journal.open();
+      writer = journalWrites(client, journal, { onFailure: (error) => stop.abort(error) });
+    }
+    prepared = undefined;
     let actions = 0;
-    const outcomes = await applyPlan(plan, client, {
+    const outcomes = await applyPlan(plan, writer, {
       dryRun: settings.dryRun,
-      signal: options.signal,
+      signal: options.signal === undefined
+        ? stop.signal
+        : AbortSignal.any([options.signal, stop.signal]),
       logger: getLogger(["stacksync", "reconcile"]).with({ user }),
       afterAction: () => {
         if (++actions % ACTIONS_PER_RELEASE === 0) releaseMemory();
       },
     });
     options.observe?.({ user, plan, outcomes });
+    const extra = reportExtra?.(outcomes, userLog) ?? { changedSince: 0 };
+    const counts = { ...countOutcomes(plan, outcomes, settings.dryRun), ...extra };
+    await journal?.close({ changedSince: counts.changedSince, notDone: counts.notDone });
     const denied = outcomes.find((outcome) =>
       outcome.status === "failed" && outcome.accessDenied === true
     );
@@ -524,18 +628,20 @@ async function processUser(
       user,
       status: denied === undefined ? "done" : "stopped",
       ...(denied?.status === "failed" ? { error: denied.error } : {}),
-      counts: countOutcomes(plan, outcomes, settings.dryRun),
+      counts,
       skippedAssets,
     };
     const summary = summaryLine(report, settings.dryRun);
     if (report.status === "stopped") userLog.error(summary);
-    else if (report.counts.failed > 0 || report.counts.notDone > 0) userLog.warn(summary);
+    else if (!passSucceeded([report])) userLog.warn(summary);
     else userLog.info(summary);
     logLeftUndone(outcomes, userLog);
     return report;
   } catch (error) {
-    // applyPlan records each write's failure itself: what reaches here came before any write.
-    if (options.signal?.aborted) {
+    // The shutdown signal's own reason comes from a read or a retry's wait: applyPlan records
+    // each write's failure itself, so nothing was written for this user.
+    if (options.signal?.aborted && error === options.signal.reason) {
+      await journal?.close().catch(() => {});
       logger.warn(
         "Stopped {user} by the shutdown signal before any change: " +
           "nothing was written for this user",
@@ -548,6 +654,7 @@ async function processUser(
     const message = error instanceof Error ? error.message : String(error);
     logger.error("Skipping {user}: {error}", { user, error: message });
     if (!(error instanceof ApiError)) logger.debug("{stack}", { stack: (error as Error).stack });
+    await journal?.close().catch(() => {});
     return {
       user,
       status: "failed",
@@ -564,17 +671,37 @@ async function processUser(
  * Runs one pass over every user, one after the other, and logs the end-of-run summary.
  *
  * @param settings The validated settings.
- * @param options The stop signal.
+ * @param options The stop signal, the sleep between request attempts, and the journal.
  * @returns One report per user that was reached; users after a shutdown signal are not.
  * @throws {SyntaxError} When CRITERIA is invalid (already checked at start-up).
  */
-export async function runPass(settings: Settings, options: RunOptions = {}): Promise<UserReport[]> {
-  const criteria = parseCriteria(settings.criteria);
+export function runPass(settings: Settings, options: RunOptions = {}): Promise<UserReport[]> {
+  return runUsers(settings, groupingWork(settings, parseCriteria(settings.criteria)), options);
+}
+
+/**
+ * Carries out one user's work for every key, one user after the other, the way a pass does:
+ * preflight of the key's permissions, the work's reading and planning, the journal (unless a
+ * dry run), `applyPlan`, the summary per user and the closing line. A user whose key or work
+ * fails is logged (never with the key) and skipped.
+ *
+ * @param settings The server, the keys, and whether it is a dry run.
+ * @param work What each user's pass reads and plans.
+ * @param options The stop signal, the sleep between request attempts, and the journal.
+ * @returns One report per user that was reached.
+ */
+export async function runUsers(
+  settings: Pick<Settings, "apiUrl" | "apiKeys" | "dryRun" | "requestTimeout">,
+  work: UserWork,
+  options: RunOptions = {},
+): Promise<UserReport[]> {
+  const run = settings.dryRun ? undefined : await options.journal?.start();
   const reports: UserReport[] = [];
   for (const [index, apiKey] of settings.apiKeys.entries()) {
     if (options.signal?.aborted) break;
-    reports.push(await processUser(apiKey, index + 1, settings, criteria, options));
+    reports.push(await processUser(apiKey, index + 1, settings, work, { ...options, run }));
   }
+  if (run !== undefined) await options.journal?.finish();
   const notReached = settings.apiKeys.length - reports.length;
   if (notReached > 0) {
     logger.warn(
@@ -586,7 +713,7 @@ export async function runPass(settings: Settings, options: RunOptions = {}): Pro
   const failedUsers = reports.filter((r) => r.status === "failed");
   const stoppedUsers = reports.filter((r) => r.status === "stopped");
   const failedActions = reports.reduce((sum, r) => sum + r.counts.failed, 0);
-  const line = `Run finished: ${plural(reports.length, "user")} processed, ` +
+  const line = `${work.title} finished: ${plural(reports.length, "user")} processed, ` +
     `${plural(failedUsers.length, "user")} skipped, ` +
     (stoppedUsers.length > 0 ? `${plural(stoppedUsers.length, "user")} stopped, ` : "") +
     `${plural(failedActions, "action")} failed`;

@@ -47,7 +47,8 @@ async function prepareCli(run: CliRun) {
   }
   const command = new Deno.Command(Deno.execPath(), {
     args: ["run", "--no-prompt", ...RUN_FLAGS, MAIN, ...run.args ?? []],
-    env: { ...baseEnv(), ...run.env },
+    // Journals go to the run's own folder unless the run names one: never to the real HOME.
+    env: { ...baseEnv(), XDG_STATE_HOME: join(cwd, ".state"), ...run.env },
     clearEnv: true,
     cwd,
     stdin: "null",

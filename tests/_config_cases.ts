@@ -292,6 +292,45 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     args: ["--dry-run", "stray"],
     message: "Cannot parse the command line: positional arguments are not accepted; see --help",
   },
+  {
+    name: "unknown command",
+    args: ["frobnicate", "--dry-run"],
+    message: "Cannot run the command as stacksync has no such command, choose one of run, undo, " +
+      'runs, backup, restore: current value is "frobnicate"',
+  },
+  {
+    name: "a first argument that is no word, never shown",
+    args: ["sk-9f8e7d6c5b4a"],
+    message: "Cannot parse the command line: the first argument must be a command (run, undo, " +
+      "runs, backup, restore) or an option; see --help",
+  },
+  {
+    name: "a flag of another command",
+    args: ["undo", "--criteria", "[]"],
+    message: "Cannot parse the command line: Unknown option '--criteria'; see stacksync undo " +
+      "--help",
+  },
+  {
+    name: "a command flag without its command",
+    args: ["--force"],
+    message: "Cannot parse the command line: Unknown option '--force'; see --help",
+  },
+  {
+    name: "two run ids",
+    args: ["undo", "20261123-101500-123", "20261123-101501-000"],
+    message: "Cannot parse the command line: undo takes one RUN_ID; see stacksync undo --help",
+  },
+  {
+    name: "restore without its file",
+    args: ["restore", "--exact"],
+    message: "Missing FILE: stacksync restore needs it; see stacksync restore --help",
+  },
+  {
+    name: "JOURNAL_KEEP zero",
+    env: { JOURNAL_KEEP: "0" },
+    message: "Invalid JOURNAL_KEEP (--journal-keep): must be a positive whole number: " +
+      'current value is "0"',
+  },
 ];
 
 /**

@@ -78,15 +78,32 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
   assert.deepEqual(results.map((r) => r.scenario), [
     "dry run",
     "first run",
+    "undo",
+    "first run, no journal",
     "floor",
     "steady state",
+    "dry run, stacked",
+    "backup",
+    "restore",
   ]);
-  const [dry, first, floor, steady] = results;
+  const [dry, first, undo, bare, floor, steady, stackedDry, backup, restore] = results;
   for (const r of results) {
     assert.equal(r.exitCode, 0);
     assert.ok(r.wallMs > 0 && r.cpuMs > 0 && r.peakRssMiB > 10, JSON.stringify(r));
     assert.equal(r.requests["GET /stacks"], 1);
-    assert.ok(r.requests["POST /search/metadata"] >= 2);
+    // Backup and restore with nothing to change read stacks only; undo, which deletes, first
+    // looks for members in the trash or hidden as a run does.
+    const searches = r.requests["POST /search/metadata"] ?? 0;
+    assert.ok([backup, restore].includes(r) ? searches === 0 : searches >= 2, r.scenario);
+  }
+  // The journaled first run and the one without make the same stacks; undo takes them away.
+  assert.equal(undo.writes, first.writes);
+  assert.equal(undo.stacksAfter, 0);
+  assert.deepEqual([bare.writes, bare.stacksAfter], [first.writes, first.stacksAfter]);
+  assert.ok(first.journal!.bytes > 0 && first.journal!.plainBytes > first.journal!.bytes);
+  assert.equal(bare.journal, undefined);
+  for (const row of [stackedDry, backup, restore]) {
+    assert.deepEqual([row.writes, row.stacksAfter], [0, first.groups], row.scenario);
   }
   assert.ok(first.groups! > 300, `groups ${first.groups}`);
   assert.equal(first.writes, first.groups);
@@ -99,12 +116,24 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
   assert.equal(steady.groups, first.groups);
   assert.ok(dry.computeMs !== undefined && steady.computeMs !== undefined);
   assert.equal(floor.computeMs, undefined);
-  assert.equal(lines.length, 5);
+  assert.equal(lines.length, 10);
 
   const verdicts = judge(results).lines;
   assert.ok(
     verdicts.some((line) => line.startsWith("Steady state sends no write: 0 writes — met")),
   );
+  for (
+    const target of [
+      /^Journaling adds ≤ 10 % to the first run's wall at 2,000: /,
+      /^Journaling adds ≤ 30 MB to the first run's peak RSS at 2,000: /,
+      /^The first run's journal at 2,000: [\d.]+ MB on disk \(gzip\)/,
+      /^Undo of the first run puts back every stack at 2,000: 0 stacks left, .* — met$/,
+      /^Backup with nothing to change ≤ 1\.5 × a dry run at 2,000: .*, 0 writes — /,
+      /^Restore with nothing to change ≤ 1\.5 × a dry run at 2,000: .*, 0 writes — /,
+    ]
+  ) {
+    assert.ok(verdicts.some((line) => target.test(line)), `${target}\n${verdicts.join("\n")}`);
+  }
   const text = renderBenchmarks(results, {
     machine: { cpus: 2, cpuModel: "Test CPU", memoryGiB: 4, deno: "2.9.6", os: "linux" },
     command: "deno task bench --sizes 2000",

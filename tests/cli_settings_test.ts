@@ -113,7 +113,7 @@ Deno.test("main.ts never prints a value that may be an API key, nor a password i
   assert.ok(!`${credentials.stdout}${credentials.stderr}`.includes(password), credentials.stdout);
   assert.match(
     credentials.stdout,
-    /msg="Starting stacksync [^"]+" version=\S+ apiUrl=http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:/,
+    /msg="Starting stacksync [^"]+" version=\S+ command=run apiUrl=http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:/,
   );
   await Promise.all([swapped, credentials].map((run) => Deno.remove(run.cwd, { recursive: true })));
 });

@@ -17,19 +17,23 @@ Deno.test("deno task start uses exactly the permission flags the compile task us
   assert.equal(denoJson.tasks.start, `deno run ${RUN_FLAGS.join(" ")} main.ts`);
 });
 
-Deno.test("main.ts answers --help and --version with status 0", async () => {
-  const [help, version] = await mapLimited(
-    [["--help"], ["--version"]],
+Deno.test("main.ts answers --help, a command's --help and --version with status 0", async () => {
+  const [help, undoHelp, version] = await mapLimited(
+    [["--help"], ["undo", "--help"], ["--version"]],
     (args) => runCli({ args, env: { RUN_MODE: "bad" } }),
     { limit: 2 },
   );
   assert.deepEqual([help.code, help.stderr, help.stdout], [0, "", `${helpText()}\n`]);
+  assert.deepEqual([undoHelp.code, undoHelp.stderr], [0, ""]);
+  assert.equal(undoHelp.stdout, `${helpText("undo")}\n`);
   assert.deepEqual([version.code, version.stderr, version.stdout], [
     0,
     "",
     `stacksync ${VERSION}\n`,
   ]);
-  await Promise.all([help, version].map((run) => Deno.remove(run.cwd, { recursive: true })));
+  await Promise.all(
+    [help, undoHelp, version].map((run) => Deno.remove(run.cwd, { recursive: true })),
+  );
 });
 
 Deno.test("main.ts exits 2 with one error line for each invalid configuration", async () => {

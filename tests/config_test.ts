@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import {
+  type CommandName,
+  COMMANDS,
   ConfigError,
   DEFAULT_CRITERIA,
   describeSettings,
   helpText,
   loadSettings,
+  OPTIONS,
   RESET_CONFIRMATION,
   SETTINGS,
   type Settings,
@@ -58,6 +61,9 @@ const DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   logLevel: "info",
   logFormat: "text",
   logFile: undefined,
+  stateDir: undefined,
+  journal: true,
+  journalKeep: 30,
 };
 
 interface ValueCase {
@@ -107,6 +113,9 @@ const VALUES: readonly ValueCase[] = [
   { key: "logLevel", raw: "DEBUG", expected: "debug" },
   { key: "logFormat", raw: "json", expected: "json" },
   { key: "logFile", raw: "/var/log/stacksync/run.log", expected: "/var/log/stacksync/run.log" },
+  { key: "stateDir", raw: "/volume1/stacksync/state", expected: "/volume1/stacksync/state" },
+  { key: "journal", raw: "no", expected: false },
+  { key: "journalKeep", raw: "5", expected: 5 },
 ];
 
 Deno.test("loadSettings() tables cover every declared setting", () => {
@@ -132,7 +141,7 @@ Deno.test("loadSettings() reads each setting from a flag, the environment and an
     const base = { ...without(VALID_ENV, name), ...needs };
     const isSwitch = "switch" in SETTINGS[key];
     await t.step(`${name} from --${flag}`, () => {
-      const args = isSwitch ? [`--${flag}`] : [`--${flag}`, raw];
+      const args = isSwitch ? [expected ? `--${flag}` : `--no-${flag}`] : [`--${flag}`, raw];
       assert.deepEqual((load({ env: base, args }) as Record<string, unknown>)[key], expected);
     });
     await t.step(`${name} from the environment`, () => {
@@ -320,4 +329,86 @@ Deno.test("loadSettings() refuses an env file that is not UTF-8 text, naming the
   } finally {
     await Deno.remove(path);
   }
+});
+
+Deno.test("loadSettings() takes the first argument as the command, run when there is none", async (t) => {
+  const command = (args: readonly string[], env: Readonly<Record<string, string>> = VALID_ENV) => {
+    const loaded = loadSettings({ args, env, version: "1.2.3", readTextFile: () => undefined });
+    assert.equal(loaded.kind, "run");
+    return loaded.kind === "run" ? loaded : assert.fail();
+  };
+  await t.step("none or run", () => {
+    assert.equal(command([]).command, "run");
+    assert.equal(command(["run", "--dry-run"]).settings.dryRun, true);
+  });
+  await t.step("undo with a run id and --force", () => {
+    const undo = command(["undo", "20261123", "--force"]);
+    assert.deepEqual([undo.command, undo.operand, undo.options], [
+      "undo",
+      "20261123",
+      { exact: false, force: true },
+    ]);
+  });
+  await t.step("restore with its file and --exact", () => {
+    const restore = command(["restore", "--exact", "backup.json"]);
+    assert.deepEqual([restore.operand, restore.options.exact], ["backup.json", true]);
+  });
+  await t.step("backup --out", () => {
+    assert.equal(command(["backup", "--out", "-"]).options.out, "-");
+  });
+  await t.step("a command ignores the variables of settings it does not read", () => {
+    const env = { ...VALID_ENV, CRITERIA: "not json", RUN_MODE: "daily", RESET_STACKS: "true" };
+    const undo = command(["undo"], env);
+    assert.equal(undo.settings.runMode, "once");
+    assert.equal(undo.settings.resetStacks, false);
+    assert.throws(() => command([], env), ConfigError);
+  });
+  await t.step("runs needs no server", () => {
+    const runs = command(["runs"], { STATE_DIR: "/var/lib/stacksync" });
+    assert.deepEqual([runs.settings.apiUrl, runs.settings.apiKeys], ["", []]);
+    assert.equal(runs.settings.stateDir, "/var/lib/stacksync");
+  });
+});
+
+Deno.test("loadSettings() puts STATE_DIR under XDG_STATE_HOME, else under HOME", () => {
+  const stateDir = (env: Record<string, string>) => {
+    const loaded = loadSettings({
+      args: ["runs"],
+      env,
+      version: "1.2.3",
+      readTextFile: () => undefined,
+    });
+    return loaded.kind === "run" ? loaded.settings.stateDir : assert.fail();
+  };
+  assert.equal(stateDir({ XDG_STATE_HOME: "/x/state", HOME: "/home/ada" }), "/x/state/stacksync");
+  assert.equal(stateDir({ HOME: "/home/ada" }), "/home/ada/.local/state/stacksync");
+  // XDG wants an absolute path; a relative one is ignored.
+  assert.equal(
+    stateDir({ XDG_STATE_HOME: "state", HOME: "/home/ada" }),
+    "/home/ada/.local/state/stacksync",
+  );
+  assert.equal(stateDir({ HOME: "/home/ada", STATE_DIR: "/srv/s" }), "/srv/s");
+  assert.equal(stateDir({}), undefined);
+});
+
+Deno.test("helpText() of a command lists its own flags and the settings it reads, and no others", () => {
+  for (const name of Object.keys(COMMANDS) as CommandName[]) {
+    const text = helpText(name);
+    assert.ok(text.startsWith(`stacksync ${name}: ${COMMANDS[name].summary}\n`), name);
+    for (const declaration of Object.values(SETTINGS)) {
+      const listed = text.includes(`      ${declaration.env}: `);
+      assert.equal(listed, declaration.commands.includes(name), `${name} ${declaration.env}`);
+    }
+    for (const option of Object.values(OPTIONS)) {
+      const listed = text.split("\n").some((line) => line.startsWith(`  --${option.flag}`));
+      assert.equal(
+        listed,
+        (option.commands as readonly string[]).includes(name),
+        `${name} ${option.flag}`,
+      );
+    }
+  }
+  assert.match(helpText("restore"), /^Usage: stacksync restore FILE \[options\]$/m);
+  assert.match(helpText("undo"), /^Usage: stacksync undo \[RUN_ID\] \[options\]$/m);
+  assert.match(helpText(), /^ {2}undo {5}Put back the stacks a recorded run changed/m);
 });

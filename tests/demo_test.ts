@@ -18,7 +18,7 @@ function counts(summary: string): Record<string, number> {
   return result;
 }
 
-Deno.test("deno task demo runs a dry run, a real run and a rerun that changes nothing", async () => {
+Deno.test("deno task demo runs a dry run, a real run, a rerun that changes nothing, and an undo", async () => {
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["task", "demo"],
     cwd: ROOT,
@@ -32,8 +32,8 @@ Deno.test("deno task demo runs a dry run, a real run and a rerun that changes no
   assert.equal(output.code, 0, `${stdout}\n${stderr}`);
   assert.doesNotMatch(`${stdout}${stderr}`, /error:/);
 
-  const passes = stdout.split(/^━━ Pass \d of 3: /m).slice(1);
-  assert.deepEqual(passes.map((pass) => pass.split(" ")[0]), ["dry", "real", "real"]);
+  const passes = stdout.split(/^━━ Pass \d of 4: /m).slice(1);
+  assert.deepEqual(passes.map((pass) => pass.split(" ")[0]), ["dry", "real", "real", "undo"]);
   const summaries = passes.map((pass) =>
     [...pass.matchAll(/^ +Summary for (User \d)( \(dry run\))?: (.*)$/gm)].map((match) => ({
       user: match[1],
@@ -46,10 +46,11 @@ Deno.test("deno task demo runs a dry run, a real run and a rerun that changes no
     [true, true],
     [false, false],
     [false, false],
+    [false, false],
   ]);
   for (const pass of passes) assert.match(pass, /^ {2}Exit status 0$/m);
 
-  const [dry, real, again] = summaries;
+  const [dry, real, again, undo] = summaries;
   // The dry run announces exactly what the real run then does, and something is to be done.
   assert.deepEqual(dry.map((s) => s.counts), real.map((s) => s.counts));
   assert.ok(real[0].counts.created > 0 && real[0].counts.updated > 0, JSON.stringify(real));
@@ -63,7 +64,23 @@ Deno.test("deno task demo runs a dry run, a real run and a rerun that changes no
   assert.match(passes[2], /^ {4}No changes: \d+ stacks in sync, 1 needs replace$/m);
   assert.match(passes[2], /^ {4}No changes: \d+ stacks in sync$/m);
 
-  const table = stdout.slice(stdout.indexOf("━━ The stacks of User 1 now"));
+  // The undo writes as much as the real run did, the other way round.
+  for (const [index, { counts }] of undo.entries()) {
+    const changes = (c: Record<string, number>) => c.created + c.updated + c.replaced + c.deleted;
+    assert.ok(changes(counts) > 0 && counts.failed === 0, JSON.stringify(undo));
+    assert.ok(changes(counts) >= real[index].counts.created, JSON.stringify([real, undo]));
+  }
+  assert.match(passes[3], /^ {2}Undoing run \d{8}-\d{6}-\d{3} of /m);
+  assert.match(passes[3], /^ {6}Restored stack [0-9a-f-]{36} as [0-9a-f-]{36}$/m);
+  const restored = stdout.slice(stdout.indexOf("━━ The stacks of User 1 after the undo"));
+  const restoredRows = restored.split("\n").filter((line) => /^ {2}[0-9a-f]{8} /.test(line));
+  assert.ok(restoredRows.length > 0);
+  for (const row of restoredRows) assert.match(row, / kept as it was$/);
+
+  const table = stdout.slice(
+    stdout.indexOf("━━ The stacks of User 1 after pass 3"),
+    stdout.indexOf("━━ Pass 4 of 4"),
+  );
   assert.match(table, /^ {2}Stack +Parent \(cover\) +Other members +Change$/m);
   assert.match(
     table,

@@ -7,6 +7,7 @@
  * against the Immich test server.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { EnvFileError, parseEnvFile } from "../src/env_file.ts";
 import { closestName } from "../src/closest_name.ts";
 import {
@@ -392,7 +393,9 @@ Deno.test("main.ts sends requests only with the settings a generated env file ho
       assert.equal(requests, 0, context);
       continue;
     }
-    const expected = load({ ...asEnvironment(reading.entries), ...OVERRIDES });
+    // The CLI keeps its journal in its own folder (tests/_cli.ts): the same here.
+    const stateHome = { XDG_STATE_HOME: join(run.cwd, ".state") };
+    const expected = load({ ...asEnvironment(reading.entries), ...OVERRIDES, ...stateHome });
     if (expected instanceof ConfigError) {
       assert.deepEqual([run.code, run.stderr, requests], [2, `error: ${expected.message}\n`, 0]);
       continue;
@@ -402,7 +405,10 @@ Deno.test("main.ts sends requests only with the settings a generated env file ho
       run.stdout.split("\n")[0],
     );
     assert.match(msg, /^Starting stacksync /, context);
-    assert.deepEqual(started, JSON.parse(JSON.stringify(describeSettings(expected.settings))));
+    assert.deepEqual(started, {
+      command: "run",
+      ...JSON.parse(JSON.stringify(describeSettings(expected.settings))),
+    });
     assert.ok(requests > 0, context);
     reached++;
   }

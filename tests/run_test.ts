@@ -60,6 +60,7 @@ Deno.test("countOutcomes() counts each kind once it succeeded", () => {
     needsReplace: 0,
     failed: 0,
     notDone: 0,
+    changedSince: 0,
   });
 });
 

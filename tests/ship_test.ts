@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { loadSettings, SETTINGS, UNSUPPORTED_SETTINGS } from "../src/config.ts";
+import { COMMANDS, loadSettings, SETTINGS, UNSUPPORTED_SETTINGS } from "../src/config.ts";
 import { REQUIRED_PERMISSIONS } from "../src/api/immich.ts";
 import { runPass } from "../src/run.ts";
 import { PERMISSION_FLAGS, RUN_FLAGS, V8_FLAGS } from "../scripts/compile.ts";
@@ -34,6 +34,7 @@ const NOT_SETTINGS = new Set([
   "IMMICH_API_URL", // the GitHub variable of examples/github-actions.yml
   "IMG_E", // the prefix of an iPhone edit's file name
   "KEY", // the placeholder of `KEY=value` lines
+  "COMMAND", // the command input of examples/github-actions.yml, passed to `deno task start`
   "NAME", // the placeholder of `NAME=value` lines
   "DRY_RUNS", // a misspelling the env file section shows being refused
   "DENO_CERT", // Deno's own variables, for a server with a private certificate
@@ -199,7 +200,10 @@ Deno.test("README, Dockerfile, compose file and example workflow name only exist
     ...named("README.md", readmeNames),
     ...named("Dockerfile", [...DOCKERFILE.matchAll(/^ENV ([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1])),
     ...named("examples/docker-compose.yml", yamlKeys(COMPOSE)),
-    ...named("examples/github-actions.yml", yamlKeys(SCHEDULED)),
+    ...named(
+      "examples/github-actions.yml",
+      yamlKeys(SCHEDULED).filter((name) => !NOT_SETTINGS.has(name)),
+    ),
   ];
   assert.deepEqual(unknown, []);
   assert.ok(
@@ -246,8 +250,10 @@ Deno.test("Dockerfile and README's deno run commands use exactly the compile per
 Deno.test("README's narrowed deno run command works as written", async () => {
   const line = README.split("\n").find((text) => text.includes("--allow-net=immich.local:2283"));
   assert.ok(line !== undefined);
-  const [assignment, , , ...args] = line.split(" ");
-  const [name, value] = assignment.split("=");
+  const words = line.split(" ");
+  const assignments = words.slice(0, words.indexOf("deno"));
+  const args = words.slice(assignments.length + 2);
+  const given = Object.fromEntries(assignments.map((assignment) => assignment.split("=")));
   await using server = await startImmichServer();
   const user = server.addUser({ name: "Narrow" });
   const key = server.addKey(user.id);
@@ -266,7 +272,7 @@ Deno.test("README's narrowed deno run command works as written", async () => {
           : arg.replace("immich.local:2283", host)
       ),
     ],
-    env: { [name]: value, API_URL: server.url, API_KEY: key, NO_COLOR: "1" },
+    env: { ...given, API_URL: server.url, API_KEY: key, NO_COLOR: "1" },
     cwd,
     stdin: "null",
     stdout: "piped",
@@ -275,8 +281,11 @@ Deno.test("README's narrowed deno run command works as written", async () => {
   const stdout = new TextDecoder().decode(output.stdout);
   assert.equal(output.code, 0, `${stdout}${new TextDecoder().decode(output.stderr)}`);
   assert.doesNotMatch(stdout, /Could not open log file/);
-  assert.equal(await Deno.readTextFile(`${cwd}/${value}`), stdout);
+  assert.equal(await Deno.readTextFile(`${cwd}/${given.LOG_FILE}`), stdout);
   assert.equal(server.stacks(user.id).length, 1);
+  // The run was journaled in the state folder it names.
+  const runs = await Array.fromAsync(Deno.readDir(`${cwd}/${given.STATE_DIR}/runs`));
+  assert.equal(runs.length, 1);
   await Deno.remove(cwd, { recursive: true });
 });
 
@@ -315,7 +324,33 @@ Deno.test("example workflow runs daily and by hand with the key from a secret", 
   assert.match(SCHEDULED, /^ {10}API_KEY: \$\{\{ secrets\.IMMICH_API_KEY \}\}$/m);
   assert.match(SCHEDULED, /^ {10}API_URL: \$\{\{ vars\.IMMICH_API_URL \}\}$/m);
   assert.match(SCHEDULED, /^ {10}RUN_MODE: once$/m);
-  assert.match(SCHEDULED, /^ {8}run: deno task start$/m);
+  assert.match(SCHEDULED, /^ {8}run: deno task start "\$COMMAND"$/m);
+});
+
+Deno.test("example workflow keeps STATE_DIR between runs and offers every command but restore", () => {
+  const folder = /^ {10}STATE_DIR: (\S+)$/m.exec(SCHEDULED)?.[1];
+  assert.ok(folder !== undefined, "STATE_DIR is set");
+  // Restored before the run, saved after it even when it fails, under the same key.
+  const paths = [...SCHEDULED.matchAll(/^ {10}path: (\S+)$/gm)].map(([, path]) => path);
+  assert.deepEqual(paths, [folder, folder, folder]);
+  assert.ok(
+    SCHEDULED.indexOf("actions/cache/restore@") < SCHEDULED.indexOf("run: deno task start") &&
+      SCHEDULED.indexOf("run: deno task start") < SCHEDULED.indexOf("actions/cache/save@"),
+  );
+  const options = /^ {8}options: \[(.*)\]$/m.exec(SCHEDULED)?.[1].split(", ");
+  assert.deepEqual(options, Object.keys(COMMANDS).filter((name) => name !== "restore"));
+});
+
+Deno.test("README's quick start lists every command, and Dockerfile and compose file keep /state", () => {
+  const quick = section("Quick start");
+  for (const name of Object.keys(COMMANDS)) {
+    assert.match(quick, new RegExp(`^\\| .*\`stacksync ${name}[ \`]`, "m"), name);
+  }
+  assert.match(DOCKERFILE, /^ENV STATE_DIR=\/state$/m);
+  assert.match(DOCKERFILE, /^VOLUME \/state$/m);
+  assert.ok(DOCKERFILE.indexOf("chown deno:deno /state") < DOCKERFILE.indexOf("USER deno"));
+  assert.match(COMPOSE, /^ {6}STATE_DIR: \/state$/m);
+  assert.match(COMPOSE, /^ {4}volumes:\n {6}- \S+:\/state$/m);
 });
 
 Deno.test("compose service reaches immich-server and reads the key from a Docker secret", () => {

@@ -88,6 +88,11 @@ export interface PermissionNeeds {
   readonly dryRun: boolean;
   /** FILTER_ALBUM_IDS as given: album names (not ids) are resolved through `GET /albums`. */
   readonly albums?: readonly string[];
+  /**
+   * Whether it searches the assets (`asset.read`); a backup reads stacks only.
+   * @default {true}
+   */
+  readonly searches?: boolean;
 }
 
 /**
@@ -106,10 +111,12 @@ export interface PermissionNeeds {
  *   "user.read", "asset.read", "stack.read", "album.read",
  * ]);
  * assert.equal(neededPermissions({ dryRun: false }).length, 6);
+ * assert.deepEqual(neededPermissions({ dryRun: true, searches: false }), ["user.read", "stack.read"]);
  * ```
  */
 export function neededPermissions(needs: PermissionNeeds): string[] {
-  const needed = [...needs.dryRun ? READ_PERMISSIONS : REQUIRED_PERMISSIONS];
+  const needed = [...needs.dryRun ? READ_PERMISSIONS : REQUIRED_PERMISSIONS]
+    .filter((permission) => needs.searches !== false || permission !== "asset.read");
   if (needs.albums?.some((album) => !UUID.test(album))) needed.push("album.read");
   return needed;
 }
@@ -192,8 +199,11 @@ export interface ImmichClient {
    * @throws {MissingPermissionsError} Naming every missing permission at once.
    */
   requirePermissions(needed?: readonly string[]): Promise<void>;
-  /** `GET /stacks`, streamed: every stack with every member id it lists. */
-  listStacks(): Promise<Stack[]>;
+  /**
+   * `GET /stacks`, streamed: every stack with every member id it lists. With `fileNames`, the
+   * members' file names are put in that map as well.
+   */
+  listStacks(options?: ListStacksOptions): Promise<Stack[]>;
   /**
    * Finds the stack members `GET /stacks` leaves out: assets in the trash and hidden assets
    * that are in a stack (a search of the trash and of hidden assets, with and without stacked
@@ -211,8 +221,10 @@ export interface ImmichClient {
   /** Keeps album ids, resolves album names through `GET /albums`. */
   resolveAlbumIds(namesOrIds: readonly string[]): Promise<string[]>;
   /**
-   * `POST /stacks`: the first id becomes the primary (Immich merges: docs/architecture.md,
-   * "Immich's merge rule").
+   * `POST /stacks`: the first id becomes the primary; a listed primary brings its whole stack
+   * (docs/architecture.md, "Immich's merge rule").
+   * One id makes a 1-asset stack: Immich wants two, and folds an id given twice (recorded
+   * exchange 043).
    */
   createStack(assetIds: readonly string[]): Promise<Stack>;
   /** `PUT /stacks/{id}` with a new primary that is already a member. */
@@ -221,6 +233,12 @@ export interface ImmichClient {
   deleteStack(stackId: string): Promise<void>;
   /** Closes the connection pool. */
   close(): void;
+}
+
+/** Options of {@linkcode ImmichClient.listStacks}. */
+export interface ListStacksOptions {
+  /** Receives the file name of every member the answer lists, by asset id. */
+  readonly fileNames?: Map<string, string>;
 }
 
 /** The key lacks permissions the run needs; thrown before any write. */
@@ -356,6 +374,18 @@ function toStack(stack: z.infer<typeof stackSchema>): Stack {
     assetIds: stack.assets.map((asset) => asset.id),
     ...(archived.length > 0 ? { archivedAssetIds: archived.map((asset) => asset.id) } : {}),
   };
+}
+
+/** Puts the file names of a `GET /stacks` item's members in `names`. */
+function keepFileNames(item: unknown, names: Map<string, string>): void {
+  const assets = (item as { assets?: unknown }).assets;
+  if (!Array.isArray(assets)) return;
+  for (const asset of assets) {
+    const { id, originalFileName } = asset as { id?: unknown; originalFileName?: unknown };
+    if (typeof id === "string" && typeof originalFileName === "string") {
+      names.set(id, originalFileName);
+    }
+  }
 }
 
 /** 401 or 403: the key itself was refused, which no caller may take for a missing asset. */
@@ -702,7 +732,8 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
       }
       if (missing.length > 0) throw new MissingPermissionsError(missing, version);
     },
-    listStacks() {
+    listStacks(options = {}) {
+      const names = options.fileNames;
       return http.stream("GET", "/stacks", {
         async read(body, invalid) {
           const stacks: Stack[] = [];
@@ -717,6 +748,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
                 );
               }
               stacks.push(toStack(result.data));
+              if (names !== undefined) keepFileNames(item, names);
             }
           } catch (error) {
             if (!(error instanceof SyntaxError)) throw error;
@@ -851,7 +883,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     },
     async createStack(assetIds) {
       const stack = await http.request("POST", "/stacks", {
-        body: { assetIds },
+        body: { assetIds: assetIds.length === 1 ? [assetIds[0], assetIds[0]] : assetIds },
         schema: stackSchema,
       });
       return toStack(stack);

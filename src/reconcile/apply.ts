@@ -508,12 +508,14 @@ class Run {
 
   /**
    * `POST /stacks`, refused before it is sent when it would list an asset twice or fewer than
-   * 2 assets. When no answer tells what happened, the server is asked whether the stack exists.
+   * 2 assets (but for a 1-asset stack made on purpose, `single`). When no answer tells what
+   * happened, the server is asked whether the stack exists.
    */
   async #create(action: Action | undefined, assetIds: readonly string[]): Promise<CreateResult> {
     // A grow lists the primary of the stack it grows: that stack is no sign the create was done.
     const before = action?.kind === "grow" ? action.stackId : undefined;
-    if (assetIds.length < 2 || new Set(assetIds).size !== assetIds.length) {
+    const least = action !== undefined && "single" in action && action.single ? 1 : 2;
+    if (assetIds.length < least || new Set(assetIds).size !== assetIds.length) {
       return {
         done: false,
         error: `Cannot create a stack of fewer than 2 different assets: current value is ${

@@ -83,6 +83,14 @@ export interface PlanOptions {
    * @default {new Set()}
    */
   readonly unseenMembers?: ReadonlySet<string>;
+  /**
+   * Exact targets, for undo and restore: the groups are the whole desired state of these assets
+   * (`"all"`: of every asset). A stack that no group touches and that holds one of them is
+   * deleted (`not-in-target`). A group may then hold a single asset: a 1-asset stack to make.
+   *
+   * @default {undefined: stacks no group touches are left alone}
+   */
+  readonly exactFor?: ReadonlySet<string> | "all";
 }
 
 /** The number of actions of each kind plus what was left alone; see {@linkcode countPlan}. */
@@ -117,6 +125,7 @@ const NONE: ReadonlySet<string> = new Set();
  * | two or more | | conflict (`group-spans-stacks`) |
  *
  * A conflict becomes a `replace` with `replaceStacks`, else an entry of `needsReplace`.
+ * With `exactFor`, the stacks no group touches that hold an asset of that set are deleted too.
  * A grow lists the stack's cover first when the pass did not fetch it, so the cover stays.
  * A 1-asset stack whose asset is in the group is a subset of it, so when it is the only touched
  * stack the group grows from it; Immich folds it in through its primary and nothing is lost.
@@ -128,7 +137,8 @@ const NONE: ReadonlySet<string> = new Set();
  * creates, each kind in group order. No stack is deleted twice.
  *
  * @param existing The user's stacks, every member listed (those Immich hides included).
- * @param groups Promoted groups: parent first, 2+ assets each, no asset in two groups.
+ * @param groups Promoted groups: parent first, 2+ assets each (1+ with `exactFor`), no asset
+ *   in two groups.
  * @param options What the plan may do, and which members the pass did not fetch.
  * @returns The plan.
  *
@@ -173,7 +183,7 @@ export function planStacks(
   options: PlanOptions,
 ): Plan {
   const members = new Membership(options);
-  const listings = listingsOf(groups, members.trashed);
+  const listings = listingsOf(groups, members.trashed, options.exactFor === undefined ? 2 : 1);
   if (options.resetStacks) {
     const index = new StackIndex(existing);
     const labels = new Labels(groups, new Set(existing.flatMap(membersOf)), options.fileNames);
@@ -212,6 +222,8 @@ export function planStacks(
   const needsReplace: NeedsReplace[] = [];
   const deletedByReplace = new Set<string>();
   const coverLabels: string[] = [];
+  /** Stacks some group touches: with `exactFor`, the others holding a target asset go. */
+  const touchedByGroups = new Set<Indexed>();
 
   for (const { group, assets } of listings) {
     // One pass: the first touched stack, whether a second one exists, and how many of the
@@ -228,8 +240,16 @@ export function planStacks(
     }
     const context: ActionContext = { groupKey: group.key, assets };
     const assetIds = idsOf(assets);
+    if (options.exactFor !== undefined && entry !== undefined) {
+      for (const asset of assets) {
+        const holder = index.entryOf(asset.id);
+        if (holder !== undefined) touchedByGroups.add(holder);
+      }
+    }
+    // Only exact targets keep 1-asset groups (see listingsOf): a 1-asset stack to make.
+    const single = assets.length === 1 ? { single: true as const } : {};
     if (entry === undefined) {
-      creates.push({ kind: "create", assetIds, reason: "new-group", context });
+      creates.push({ kind: "create", assetIds, reason: "new-group", ...single, context });
       continue;
     }
     const { stack } = entry;
@@ -281,6 +301,7 @@ export function planStacks(
       deleteStackIds: deleteStacks.map((stack) => stack.id),
       previous: deleteStacks.map((stack) => members.previous(stack)),
       assetIds,
+      ...single,
       reason,
       context: unseenStackIds.length > 0 ? { ...context, unseenStackIds } : context,
     };
@@ -288,12 +309,16 @@ export function planStacks(
     replaces.push({ action, removedIds: removedBy(assetIds, deleteStacks) });
   }
 
+  const untargeted = options.exactFor === undefined
+    ? []
+    : index.untouched(touchedByGroups, options.exactFor);
   // File names of assets outside the group at hand come from one scan of all groups, made
   // only for the few assets that need one.
   const labels = new Labels(
     groups,
     new Set([
       ...singles.flatMap(membersOf),
+      ...untargeted.flatMap(membersOf),
       ...replaces.flatMap((r) => r.removedIds),
       ...coverLabels,
     ]),
@@ -302,6 +327,7 @@ export function planStacks(
   return {
     actions: [
       ...singles.map((stack) => deleteAction(stack, "single-asset-stack", labels, members)),
+      ...untargeted.map((stack) => deleteAction(stack, "not-in-target", labels, members)),
       ...replaces.map(({ action, removedIds }): ReplaceAction => ({
         ...action,
         context: {
@@ -490,10 +516,15 @@ interface Listing {
 
 /**
  * Each group's assets without trashed ones and without repeats, dropping groups left with
- * fewer than 2: no create may list an asset twice (Immich folds the copies, which can make a
- * 1-asset stack) or list an asset in the trash.
+ * fewer than `least`: no create may list an asset twice (Immich folds the copies, which can make
+ * a 1-asset stack) or list an asset in the trash. Exact targets may be single assets (the Immich
+ * client makes a 1-asset stack on purpose), stacking groups may not.
  */
-function listingsOf(groups: readonly PlanGroup[], trashed: ReadonlySet<string>): Listing[] {
+function listingsOf(
+  groups: readonly PlanGroup[],
+  trashed: ReadonlySet<string>,
+  least: number,
+): Listing[] {
   const listings: Listing[] = [];
   for (const group of groups) {
     const { assets } = group;
@@ -506,7 +537,7 @@ function listingsOf(groups: readonly PlanGroup[], trashed: ReadonlySet<string>):
       : assets.filter((asset, i) =>
         !trashed.has(asset.id) && assets.findIndex((other) => other.id === asset.id) === i
       );
-    if (kept.length >= 2) listings.push({ group, assets: kept });
+    if (kept.length >= least) listings.push({ group, assets: kept });
   }
   return listings;
 }
@@ -575,8 +606,10 @@ class StackIndex {
   // Keyed by asset id strings only: 50 000 stacks are indexed on every pass, and keying maps
   // by object identity is markedly slower in V8.
   readonly #entryOf = new Map<string, Indexed>();
+  readonly #stacks: readonly Stack[];
 
   constructor(stacks: readonly Stack[]) {
+    this.#stacks = stacks;
     for (const stack of stacks) {
       const entry: Indexed = { stack, size: 0 };
       this.#add(entry, stack.primaryAssetId);
@@ -586,6 +619,19 @@ class StackIndex {
 
   entryOf(assetId: string): Indexed | undefined {
     return this.#entryOf.get(assetId);
+  }
+
+  /**
+   * The indexed stacks not in `touched` that hold an asset of `assets` (`"all"`: any stack), in
+   * the order given to the index.
+   */
+  untouched(touched: ReadonlySet<Indexed>, assets: ReadonlySet<string> | "all"): Stack[] {
+    const found = new Set<Stack>();
+    for (const [assetId, entry] of this.#entryOf) {
+      if (touched.has(entry) || found.has(entry.stack)) continue;
+      if (assets === "all" || assets.has(assetId)) found.add(entry.stack);
+    }
+    return this.#stacks.filter((stack) => found.has(stack));
   }
 
   /** The distinct stacks holding any of the assets, in the order first met. */

@@ -1,0 +1,95 @@
+/**
+ * `stacksync runs`: the recorded runs as a table, one row per run and user, oldest first, like
+ * `restic snapshots`. It reads the state folder only.
+ *
+ * @module
+ */
+import type { JournalSummary } from "../state/journal.ts";
+import { undoneStatus } from "../undo/history.ts";
+import { type Command, stateFolderOf } from "./command.ts";
+
+/** Lays rows out in columns; the first row is the header. */
+function columns(rows: readonly (readonly string[])[]): string[] {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) =>
+    row.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd()
+  );
+}
+
+/**
+ * The table of `stacksync runs`.
+ *
+ * @param summaries The journals' summaries, oldest run first.
+ * @returns The lines: a header, then one row per run and user.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runsTable } from "./runs.ts";
+ *
+ * const counts = { created: 7, updated: 1, deleted: 0, failed: 0, unknown: 0, changedSince: 0, notDone: 0 };
+ * const lines = runsTable([{
+ *   run: "20261123-101500-123", command: "run", startedAt: "2026-11-23T10:15:00.123Z",
+ *   finishedAt: "2026-11-23T10:15:04.000Z", server: "http://immich:2283/api",
+ *   user: { id: "u1", name: "Ada" }, stacksync: "0.1.0", counts,
+ * }]);
+ * assert.equal(lines.length, 2);
+ * assert.match(lines[1], /^20261123-101500-123 +2026-11-23 10:15:00 +run +Ada +http:\/\/immich:2283\/api +7 +1 +0 +0 +yes +no$/);
+ * ```
+ */
+export function runsTable(summaries: readonly JournalSummary[]): string[] {
+  const status = undoneStatus(summaries);
+  const rows = [[
+    "ID",
+    "STARTED (UTC)",
+    "COMMAND",
+    "USER",
+    "SERVER",
+    "CREATED",
+    "UPDATED",
+    "DELETED",
+    "FAILED",
+    "FINISHED",
+    "UNDONE",
+  ]];
+  for (const summary of summaries) {
+    const { counts } = summary;
+    const undone = status(summary);
+    const problems = counts.failed + counts.unknown;
+    rows.push([
+      summary.run,
+      summary.startedAt.slice(0, 19).replace("T", " "),
+      summary.undoes === undefined ? summary.command : `${summary.command} ${summary.undoes}`,
+      summary.user.name,
+      summary.server,
+      String(counts.created),
+      String(counts.updated),
+      String(counts.deleted),
+      counts.unknown > 0 ? `${problems} (${counts.unknown} unknown)` : String(problems),
+      summary.finishedAt === undefined
+        ? "no"
+        : counts.notDone > 0
+        ? `yes, ${counts.notDone} not done`
+        : "yes",
+      undone.by === undefined ? undone.status : `yes, by ${undone.by}`,
+    ]);
+  }
+  return columns(rows);
+}
+
+/** Prints the table of recorded runs. */
+export const runsCommand: Command = async (context) => {
+  const folder = await stateFolderOf(context.settings, false);
+  return async () => {
+    const { found, unreadable } = await folder.journals();
+    for (const { path, error } of unreadable) {
+      context.stderr(`warning: Cannot read the journal ${path}: ${error}\n`);
+    }
+    if (found.length === 0) {
+      context.stdout(`No runs recorded in ${folder.path}\n`);
+    } else {
+      context.stdout(`${runsTable(found.map((journal) => journal.summary)).join("\n")}\n`);
+    }
+    return unreadable.length === 0 ? "ok" : "failed";
+  };
+};

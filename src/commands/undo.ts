@@ -1,0 +1,230 @@
+/**
+ * `stacksync undo [RUN_ID]`: puts back, for the assets a recorded run changed, the stacks they
+ * were in before it, through the same planner and applier as a run (`planStacks` with exact
+ * targets, `applyPlan` through the journal). Without RUN_ID it takes each user's latest run that
+ * is not undone. It honours DRY_RUN and is journaled itself, so an undo can be undone.
+ *
+ * @module
+ */
+import { getLogger, type Logger } from "@logtape/logtape";
+import { displayUrl } from "../api/http.ts";
+import { type ImmichClient, neededPermissions } from "../api/immich.ts";
+import { ConfigError } from "../config.ts";
+import type { Outcome, Plan, Stack } from "../model.ts";
+import { runUsers, type UserWork } from "../run.ts";
+import type { FoundJournal, StateFolder } from "../state/folder.ts";
+import { latestToUndo, undoneStatus } from "../undo/history.ts";
+import { type ChangedSince, undoTargets } from "../undo/targets.ts";
+import {
+  type Command,
+  type CommandContext,
+  journalingOf,
+  outcomeOf,
+  planTargets,
+  stateFolderOf,
+  warnIfUnjournaled,
+} from "./command.ts";
+
+/** The journals of the run RUN_ID names: its full id or a prefix only it has. */
+function journalsOf(found: readonly FoundJournal[], given: string, path: string): FoundJournal[] {
+  const runs = [...new Set(found.map((journal) => journal.summary.run))];
+  const matching = runs.filter((run) => run.startsWith(given));
+  if (matching.length !== 1) {
+    const problem = matching.length === 0
+      ? `STATE_DIR ${path} has no journal of it`
+      : `it is the start of ${matching.length} run ids (${matching.join(", ")})`;
+    throw new ConfigError(
+      `Cannot undo the run as ${problem}, see stacksync runs: current value is "${given}"`,
+    );
+  }
+  return found.filter((journal) => journal.summary.run === matching[0]);
+}
+
+/** Stacks put back, old id to new, from the plan's outcomes and what was in sync already. */
+function restoredIds(plan: Plan, outcomes: readonly Outcome[]): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const { stackId, groupKey } of plan.inSync) ids.set(groupKey, stackId);
+  for (const outcome of outcomes) {
+    const { action } = outcome;
+    const key = action.context.groupKey;
+    if (outcome.status !== "ok" || key === undefined) continue;
+    const id = outcome.stackId ?? (action.kind === "update-primary" ? action.stackId : undefined);
+    if (id !== undefined) ids.set(key, id);
+  }
+  return ids;
+}
+
+/** Logs each stack put back, old id to new, and each change left alone. */
+function logResult(
+  context: {
+    plan: Plan;
+    run: string;
+    changedSince: readonly ChangedSince[];
+    leftOut: ReadonlyMap<string, readonly string[]>;
+  },
+  names: ReadonlyMap<string, string>,
+  outcomes: readonly Outcome[],
+  log: Logger,
+): void {
+  const changed = new Set(
+    outcomes.filter((o) => o.status === "ok").map((o) => o.action.context.groupKey),
+  );
+  for (const [old, id] of restoredIds(context.plan, outcomes)) {
+    const fields = { oldStackID: old, stackID: id };
+    const as = id === old ? "" : ` as ${id}`;
+    if (changed.has(old)) log.info(`Restored stack ${old}${as}`, fields);
+    else log.debug(`Stack ${old} was already back${as}`, fields);
+  }
+  const name = (id: string) => names.get(id) ?? id;
+  for (const [old, ids] of context.leftOut) {
+    log.info(
+      `Stack ${old} is back without ${ids.map(name).join(", ")}: in the trash or hidden when ` +
+        "the run read it, Immich lists them in no stack",
+      { oldStackID: old, assets: ids.length },
+    );
+  }
+  for (const { stackId, assetIds } of context.changedSince) {
+    const fields = { filename: name(assetIds[0]), assets: assetIds.length };
+    if (stackId !== undefined) {
+      log.warn(
+        `Left stack ${stackId} as it is: it changed after run ${context.run}; ` +
+          "--force puts back what the run changed",
+        { ...fields, stackID: stackId, members: assetIds.map(name) },
+      );
+    } else {
+      log.warn(
+        `Left ${assetIds.map(name).join(", ")} as they are: their stacks changed after run ` +
+          `${context.run}; --force puts back what the run changed`,
+        fields,
+      );
+    }
+  }
+}
+
+/** Reads the stacks now, with every member's file name. */
+async function currentStacks(client: ImmichClient) {
+  const fileNames = new Map<string, string>();
+  const stacks: Stack[] = await client.listStacks({ fileNames });
+  return { stacks, fileNames };
+}
+
+function undoWork(
+  context: CommandContext,
+  folder: StateFolder,
+  found: readonly FoundJournal[],
+  given: readonly FoundJournal[] | undefined,
+  reached: Set<string>,
+): UserWork {
+  const { settings, options } = context;
+  const server = displayUrl(settings.apiUrl);
+  const summaries = found.map((journal) => journal.summary);
+  const status = undoneStatus(summaries);
+  return {
+    title: "Undo",
+    permissions: neededPermissions({ dryRun: settings.dryRun }),
+    async prepare(client, user, log) {
+      reached.add(user.id);
+      const target = given === undefined
+        ? found.find((journal) => journal.summary === latestToUndo(summaries, user.id, server))
+        : given.find((journal) => journal.summary.user.id === user.id);
+      if (target === undefined) {
+        log.info(
+          given === undefined
+            ? "Nothing to undo for {user}: no recorded run of this user on this server is left " +
+              "to undo"
+            : "Nothing to undo for {user}: the run changed nothing of this user",
+          { user: user.name },
+        );
+        return {
+          plan: { actions: [], inSync: [], needsReplace: [] },
+          skippedAssets: {},
+          stacks: { stacks: [], fileNames: new Map() },
+        };
+      }
+      const { run } = target.summary;
+      const done = status(target.summary);
+      if (done.by !== undefined) log.info(`Run ${run} was undone by ${done.by} already`);
+      log.info(`Undoing run ${run} of ${target.summary.startedAt}`, { run });
+      const journal = await folder.read(target);
+      const now = await currentStacks(client);
+      const earlierUndos = [];
+      for (const undo of found) {
+        const { undoes, user: owner } = undo.summary;
+        if (undoes !== run || owner.id !== user.id) continue;
+        const { stacks, writes } = await folder.read(undo);
+        earlierUndos.push({ before: stacks, writes });
+      }
+      const targets = undoTargets({
+        before: journal.stacks,
+        writes: journal.writes,
+        earlierUndos,
+        current: now.stacks,
+        force: options.force,
+      });
+      const names = new Map(now.fileNames);
+      for (const stack of journal.stacks) {
+        for (const { id, originalFileName } of stack.assets) {
+          if (originalFileName !== undefined && !names.has(id)) names.set(id, originalFileName);
+        }
+      }
+      const plan = await planTargets(client, now.stacks, targets.groups, {
+        fileNames: names,
+        exactFor: targets.scope,
+      }, log);
+      return {
+        plan,
+        skippedAssets: {},
+        stacks: now,
+        journalAlways: true,
+        undoes: run,
+        report: (outcomes, userLog) => {
+          logResult({ plan, run, ...targets }, names, outcomes, userLog);
+          return { changedSince: targets.changedSince.length };
+        },
+      };
+    },
+  };
+}
+
+/** Puts back what a recorded run changed. */
+export const undoCommand: Command = async (context) => {
+  const { settings, operand, options } = context;
+  const writes = !settings.dryRun && settings.journal;
+  const folder = await stateFolderOf(settings, writes);
+  const { found, unreadable } = await folder.journals();
+  const given = operand === undefined ? undefined : journalsOf(found, operand, folder.path);
+  const server = displayUrl(settings.apiUrl);
+  const elsewhere = given?.find((journal) => journal.summary.server !== server);
+  if (elsewhere !== undefined && !options.force) {
+    throw new ConfigError(
+      `Cannot undo run ${elsewhere.summary.run} as it changed ${elsewhere.summary.server}, not ` +
+        `API_URL: set API_URL to that server, or give --force if it is the same one: current ` +
+        `value is ${server}`,
+    );
+  }
+  const journal = await journalingOf(context, "undo", writes ? folder : undefined);
+  return async () => {
+    warnIfUnjournaled(settings);
+    // A journal that cannot be read is no run undo can take: say so once.
+    for (const { path, error } of unreadable) {
+      getLogger(["stacksync", "state"]).warn(`Cannot read the journal ${path}: ${error}`);
+    }
+    const reached = new Set<string>();
+    const work = undoWork(context, folder, found, given, reached);
+    const reports = await runUsers(settings, work, {
+      signal: context.signal,
+      sleep: context.sleep,
+      journal,
+    });
+    // A user the run changed whose key was not given is not undone: say so, and fail.
+    const missed = (given ?? []).filter((journal) => !reached.has(journal.summary.user.id));
+    for (const { summary } of missed) {
+      getLogger(["stacksync", "undo"]).warn(
+        `Did not undo run ${summary.run} for ${summary.user.name}: no key of API_KEY reached ` +
+          "that user",
+        { user: summary.user.name },
+      );
+    }
+    return missed.length > 0 ? "failed" : outcomeOf(reports, settings.apiKeys.length);
+  };
+};

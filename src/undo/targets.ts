@@ -1,0 +1,320 @@
+/**
+ * What `stacksync undo` puts back, from a run's journal: pure, no I/O.
+ *
+ * The journal holds the user's stacks before the run's first write and every write with its
+ * outcome. Replaying the writes on those stacks gives, for each asset, every stack it was in
+ * along the way (a write whose outcome is unknown or failed may or may not have happened: both
+ * count). The writes of earlier undos of the same run are replayed after them, so an undo cut
+ * short by a failure can be repeated. An asset the run changed is put back in the stack it was
+ * in before, with the same members and the same primary; the stacks now holding such assets
+ * that no stack of before keeps are deleted (`planStacks` with `exactFor`).
+ *
+ * An asset whose stack now is none of those the replay went through was changed by someone
+ * else after the run: its stack is left as it is and reported, unless forced.
+ *
+ * @module
+ */
+import type { Stack } from "../model.ts";
+import type { PlanGroup } from "../reconcile/plan.ts";
+import type { RecordedStack, RecordedWrite } from "../state/journal.ts";
+
+/** What {@linkcode undoTargets} reads. */
+export interface UndoInput {
+  /** The user's stacks before the run, from its journal. */
+  readonly before: readonly RecordedStack[];
+  /** The run's writes, in order. */
+  readonly writes: readonly RecordedWrite[];
+  /** Earlier undos of the same run for the user, oldest first: what each read, and its writes. */
+  readonly earlierUndos: readonly {
+    readonly before: readonly RecordedStack[];
+    readonly writes: readonly RecordedWrite[];
+  }[];
+  /** The user's stacks now. */
+  readonly current: readonly Stack[];
+  /** Put back also what changed after the run. */
+  readonly force: boolean;
+}
+
+/** Stacks, or unstacked assets, that changed after the run and are left alone. */
+export interface ChangedSince {
+  /** The stack now holding them; undefined when they are in no stack now. */
+  readonly stackId?: string;
+  /** The assets, the stack's primary first. */
+  readonly assetIds: readonly string[];
+}
+
+/** What to plan for an undo. */
+export interface UndoTargets {
+  /**
+   * Members of the stacks of before that no target holds: in the trash or hidden when the run
+   * read them, so `GET /stacks` lists them nowhere and no create may list one. By old stack id.
+   */
+  readonly leftOut: ReadonlyMap<string, readonly string[]>;
+  /** The stacks of before to put back, parent first; each key is the old stack id. */
+  readonly groups: PlanGroup[];
+  /** The assets the run changed, but those left alone: `exactFor` of `planStacks`. */
+  readonly scope: ReadonlySet<string>;
+  /** What changed after the run and is left alone (empty when forced). */
+  readonly changedSince: ChangedSince[];
+}
+
+/** A stack during the replay; `content` identifies members and primary, whatever the id. */
+interface SimStack {
+  readonly id: string | undefined;
+  readonly primary: string;
+  readonly members: readonly string[];
+  readonly content: string;
+}
+
+function simStack(id: string | undefined, primary: string, members: Iterable<string>): SimStack {
+  const unique = [...new Set([primary, ...members])];
+  const sorted = unique.slice(1).sort();
+  return { id, primary, members: unique, content: `${primary}|${sorted.join(",")}` };
+}
+
+/** The replay: which stack each asset is in, by asset and by stack id. */
+class Replay {
+  readonly #byAsset = new Map<string, SimStack>();
+  readonly #byId = new Map<string, SimStack>();
+  /** Every content each touched asset had; "" is no stack. */
+  readonly seen: Map<string, string[]>;
+  /** Whether a write's starting point counts as seen, or only what the writes made. */
+  readonly #recordBefore: boolean;
+
+  /**
+   * @param stacks The stacks the writes started from.
+   * @param seen Where the contents go (shared between replays).
+   * @param recordBefore Count the stacks the writes start from as seen too: yes for the run
+   *   (they are the stacks of before), no for an earlier undo (it may have left alone stacks
+   *   that had changed, which must not become acceptable through it).
+   */
+  constructor(stacks: Iterable<SimStack>, seen: Map<string, string[]>, recordBefore: boolean) {
+    for (const stack of stacks) this.#add(stack);
+    this.seen = seen;
+    this.#recordBefore = recordBefore;
+  }
+
+  contentOf(assetId: string): string {
+    return this.#byAsset.get(assetId)?.content ?? "";
+  }
+
+  stackOf(assetId: string): SimStack | undefined {
+    return this.#byAsset.get(assetId);
+  }
+
+  /**
+   * Replays one write. Returns the assets whose stack changed, or may have: with an unknown or
+   * failed outcome the change is recorded as possible (kept for an unknown outcome, the last
+   * write of a killed run, and not for a failed one, which most likely did not happen).
+   */
+  apply(write: RecordedWrite): string[] {
+    const change = this.#change(write);
+    if (change === undefined) return [];
+    const affected = new Set<string>();
+    for (const stack of change.removed) for (const id of stack.members) affected.add(id);
+    for (const stack of change.added) for (const id of stack.members) affected.add(id);
+    if (this.#recordBefore) { for (const id of affected) this.#see(id, this.contentOf(id)); }
+    const before = new Map([...affected].map((id) => [id, this.contentOf(id)]));
+    this.#commit(change);
+    const changed = [...affected].filter((id) => this.contentOf(id) !== before.get(id));
+    for (const id of changed) this.#see(id, this.contentOf(id));
+    if (write.outcome.status === "failed") this.#commit(undoOf(change));
+    return changed;
+  }
+
+  #see(assetId: string, content: string): void {
+    const list = this.seen.get(assetId);
+    if (list === undefined) this.seen.set(assetId, [content]);
+    else if (!list.includes(content)) list.push(content);
+  }
+
+  /** The stacks a write removes and adds, by Immich's rules, or undefined if it changes none. */
+  #change(write: RecordedWrite): Change | undefined {
+    const { intent, outcome } = write;
+    const answer = outcome.status === "done" ? outcome.stack : undefined;
+    switch (intent.op) {
+      case "delete": {
+        const stack = this.#byId.get(intent.stackId);
+        return stack === undefined ? undefined : { removed: [stack], added: [] };
+      }
+      case "update-primary": {
+        const stack = this.#byId.get(intent.stackId);
+        if (stack === undefined) return undefined;
+        const members = answer?.assetIds ?? stack.members;
+        return {
+          removed: [stack],
+          added: [simStack(stack.id, intent.primaryAssetId, members)],
+        };
+      }
+      case "create": {
+        // Immich: a listed primary brings its whole stack; other listed members move out of
+        // theirs, which keep the rest.
+        const listed = new Set(intent.assetIds);
+        const olds = new Set<SimStack>();
+        for (const id of listed) {
+          const old = this.#byAsset.get(id);
+          if (old !== undefined) olds.add(old);
+        }
+        const members = new Set(listed);
+        for (const old of olds) {
+          if (listed.has(old.primary)) { for (const id of old.members) members.add(id); }
+        }
+        for (const id of answer?.assetIds ?? []) members.add(id);
+        const created = simStack(answer?.id, answer?.primaryAssetId ?? intent.assetIds[0], members);
+        const added = [created];
+        for (const old of olds) {
+          if (listed.has(old.primary)) continue;
+          const rest = old.members.filter((id) => !members.has(id));
+          added.push(simStack(old.id, old.primary, rest));
+        }
+        return { removed: [...olds], added };
+      }
+    }
+  }
+
+  #commit(change: Change): void {
+    for (const stack of change.removed) {
+      for (const id of stack.members) {
+        if (this.#byAsset.get(id) === stack) this.#byAsset.delete(id);
+      }
+      if (stack.id !== undefined && this.#byId.get(stack.id) === stack) this.#byId.delete(stack.id);
+    }
+    for (const stack of change.added) this.#add(stack);
+  }
+
+  #add(stack: SimStack): void {
+    for (const id of stack.members) this.#byAsset.set(id, stack);
+    if (stack.id !== undefined) this.#byId.set(stack.id, stack);
+  }
+}
+
+interface Change {
+  readonly removed: readonly SimStack[];
+  readonly added: readonly SimStack[];
+}
+
+function undoOf(change: Change): Change {
+  return { removed: change.added, added: change.removed };
+}
+
+function fromRecorded(stack: RecordedStack): SimStack {
+  return simStack(stack.id, stack.primaryAssetId, stack.assets.map((asset) => asset.id));
+}
+
+function fromStack(stack: Stack): SimStack {
+  return simStack(stack.id, stack.primaryAssetId, stack.assetIds);
+}
+
+/**
+ * Computes what an undo plans: the stacks of before to put back, the assets whose other stacks
+ * go, and what changed after the run.
+ *
+ * @param input The run's journal, earlier undos of it, the stacks now, and `--force`.
+ * @returns The groups and scope for `planStacks`, and the changes left alone.
+ *
+ * @example A stack the run created goes; the stack it grew comes back
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { undoTargets } from "./targets.ts";
+ *
+ * const targets = undoTargets({
+ *   before: [{ id: "s1", primaryAssetId: "a", assets: [{ id: "a" }, { id: "b" }] }],
+ *   writes: [
+ *     { seq: 1, intent: { op: "create", assetIds: ["a", "b", "c"] },
+ *       outcome: { status: "done", stack: { id: "s2", primaryAssetId: "a", assetIds: ["a", "b", "c"] } } },
+ *     { seq: 2, intent: { op: "create", assetIds: ["x", "y"] },
+ *       outcome: { status: "done", stack: { id: "s3", primaryAssetId: "x", assetIds: ["x", "y"] } } },
+ *   ],
+ *   earlierUndos: [],
+ *   current: [
+ *     { id: "s2", primaryAssetId: "a", assetIds: ["a", "b", "c"] },
+ *     { id: "s3", primaryAssetId: "x", assetIds: ["x", "y"] },
+ *   ],
+ *   force: false,
+ * });
+ * assert.deepEqual(targets.groups.map((g) => [g.key, g.assets.map((a) => a.id)]), [["s1", ["a", "b"]]]);
+ * assert.deepEqual([...targets.scope].sort(), ["a", "b", "c", "x", "y"]);
+ * assert.deepEqual(targets.changedSince, []);
+ * ```
+ */
+export function undoTargets(input: UndoInput): UndoTargets {
+  // Compared with what GET /stacks lists, stacks of before are what it listed of them (a
+  // trashed primary stays the primary, as GET /stacks still names it).
+  const leftOut = new Map<string, string[]>();
+  const before = input.before.map((stack) => {
+    const hidden = stack.assets.filter((asset) => asset.trashed || asset.hidden);
+    if (hidden.length === 0) return stack;
+    leftOut.set(stack.id, hidden.map((asset) => asset.id));
+    const listed = stack.assets.filter((asset) => !asset.trashed && !asset.hidden);
+    return { ...stack, assets: listed };
+  }).filter((stack) => stack.assets.length > 0);
+  const seen = new Map<string, string[]>();
+  const replay = new Replay(before.map(fromRecorded), seen, true);
+  const changed = new Set<string>();
+  for (const write of input.writes) for (const id of replay.apply(write)) changed.add(id);
+  for (const undo of input.earlierUndos) {
+    const again = new Replay(undo.before.map(fromRecorded), seen, false);
+    for (const write of undo.writes) again.apply(write);
+  }
+
+  const beforeOf = new Map<string, RecordedStack>();
+  for (const stack of before) for (const asset of stack.assets) beforeOf.set(asset.id, stack);
+  const targets = new Set<RecordedStack>();
+  for (const id of changed) {
+    const stack = beforeOf.get(id);
+    if (stack !== undefined) targets.add(stack);
+  }
+
+  const now = new Replay(input.current.map(fromStack), new Map(), false);
+  // An asset may be as it was before the run, or as any of the recorded writes left it.
+  const acceptable = (id: string) => {
+    const stack = beforeOf.get(id);
+    return [stack === undefined ? "" : fromRecorded(stack).content, ...seen.get(id) ?? []];
+  };
+  const checked = new Set(changed);
+  for (const stack of targets) for (const asset of stack.assets) checked.add(asset.id);
+  const drifted = input.force
+    ? []
+    : [...checked].filter((id) => !acceptable(id).includes(now.contentOf(id)));
+
+  // Everything in a stack that changed after the run stays as it is now.
+  const left = new Set<string>();
+  const changedSince: ChangedSince[] = [];
+  const reported = new Set<SimStack>();
+  const unstacked: string[] = [];
+  for (const id of drifted) {
+    const stack = now.stackOf(id);
+    if (stack === undefined) {
+      unstacked.push(id);
+      left.add(id);
+      continue;
+    }
+    if (reported.has(stack)) continue;
+    reported.add(stack);
+    for (const member of stack.members) left.add(member);
+    changedSince.push({
+      ...(stack.id === undefined ? {} : { stackId: stack.id }),
+      assetIds: stack.members,
+    });
+  }
+  if (unstacked.length > 0) changedSince.push({ assetIds: unstacked });
+
+  const groups: PlanGroup[] = [];
+  for (const stack of targets) {
+    if (stack.assets.some((asset) => left.has(asset.id))) continue;
+    groups.push({
+      key: stack.id,
+      assets: stack.assets.map((asset) => ({
+        id: asset.id,
+        originalFileName: asset.originalFileName ?? asset.id,
+      })),
+    });
+  }
+  const targeted = new Set(groups.map((group) => group.key));
+  return {
+    groups,
+    scope: new Set([...changed].filter((id) => !left.has(id))),
+    changedSince,
+    leftOut: new Map([...leftOut].filter(([id]) => targeted.has(id))),
+  };
+}
