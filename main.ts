@@ -111,6 +111,8 @@ export async function main(args: readonly string[], options: MainOptions): Promi
     })
     : undefined;
   const log = getLogger(["stacksync", "main"]);
+  // A command that does not log says them before its output.
+  if (!logs) { for (const warning of invocation.warnings) stderr(`warning: ${warning}\n`); }
   const shutdown = new AbortController();
   const onSignal = () => {
     if (shutdown.signal.aborted) Deno.exit(EXIT.failed); // a second signal does not wait
@@ -143,11 +145,8 @@ export async function main(args: readonly string[], options: MainOptions): Promi
       command,
       ...describeSettings(settings, command),
     });
-    // Settings that have no effect, said once logging is up (or on standard error without it).
-    for (const warning of invocation.warnings) {
-      if (logs) log.warn(warning);
-      else stderr(`warning: ${warning}\n`);
-    }
+    // Settings that have no effect, said right after the start-up line.
+    if (logs) { for (const warning of invocation.warnings) log.warn(warning); }
     try {
       return STATUS[await work()];
     } catch (error) {
