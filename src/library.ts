@@ -21,19 +21,32 @@ import {
   OVERLAP_MS,
   tooManyChanges,
 } from "./incremental/decide.ts";
+import { mergeEntries, type PlanEntries } from "./incremental/entries.ts";
 import {
+  applyWrites,
   bucketHash,
-  type CachedLibrary,
-  type CacheWrite,
+  compactBuckets,
+  compactStack,
+  compare,
   DigestBuilder,
+  expandStack,
+  findRows,
+  flagsOf,
+  type Library,
+  MAX_SCOPES,
+  membersOf,
   mergeChanges,
-  planningInputs,
-  regroup,
-  replaceGroups,
+  type OtherAsset,
+  recentDigest,
+  type Ref,
+  regionOf,
+  REMOVED,
+  rowsInBuckets,
   scopeCounts,
-  stacksHolding,
+  skippedCounts,
+  TRASHED,
 } from "./incremental/library.ts";
-import type { Asset, Group, Outcome, Plan, Stack, User } from "./model.ts";
+import type { Asset, Group, Outcome, Plan, SkippedAsset, Stack, User } from "./model.ts";
 import {
   createParentOrder,
   needsFileSize,
@@ -45,17 +58,21 @@ import {
   type CacheFiles,
   cacheFilesOf,
   type CacheHeader,
+  type CacheRead,
   DeltaWriter,
   earlierSettings,
   newGeneration,
   pruneCache,
+  readCache,
   readCacheHeader,
-  readLibrary,
-  readSteadyPlan,
+  readRows,
+  readStoredPlan,
+  rewriteBody,
+  stackRecords,
   writeCacheHeader,
-  writeSteadyPlan,
+  writeStoredPlan,
 } from "./state/cache.ts";
-import type { AnsweringStackWriter } from "./state/journal.ts";
+import type { AnsweringStackWriter, RecordedStack } from "./state/journal.ts";
 
 /** Search pages between two {@linkcode releaseMemory} calls while assets stream in. */
 const PAGES_PER_RELEASE = 50;
@@ -105,10 +122,12 @@ export interface PassEnd {
   readonly unfinished?: string;
 }
 
-/** Records a pass's writes and end in the cache. */
+/** Records a pass's plan, writes and end in the cache. */
 export interface PassCache {
   /** Wraps the writer so that each write's answer is recorded. */
   writes(writer: AnsweringWriter): AnsweringStackWriter;
+  /** Keeps the plan's entries: where nothing changes, the next pass plans the same. */
+  planned(entries: PlanEntries): void;
   /** Records how the pass ended; the next pass reads from here. */
   finish(end: PassEnd): Promise<void>;
 }
@@ -119,15 +138,38 @@ export interface AnsweringWriter extends AnsweringStackWriter {
   updateStackPrimary(stackId: string, primaryAssetId: string): Promise<AnsweredStack>;
 }
 
+/**
+ * What an incremental pass adds to what it plans from: only the dirty region is planned; the
+ * rest of the plan is the last one's.
+ */
+export interface Rest {
+  /** The last plan's entries; those that touch the region are left out when merging. */
+  readonly kept: PlanEntries;
+  /** The region's stacks and assets. */
+  readonly dirty: { readonly stacks: ReadonlySet<string>; readonly assets: ReadonlySet<string> };
+  /**
+   * The stacks outside the region, by their cover alone: the search for trashed and hidden
+   * members tells the covers of every stack from other assets.
+   */
+  otherStacks(): Stack[];
+  /** How many groups the whole library has. */
+  readonly groups: number;
+  /** Every stack as the journal records it, read from the cache when the journal opens. */
+  records(marks: {
+    readonly trashed: ReadonlySet<string>;
+    readonly unlisted: ReadonlySet<string>;
+  }): Iterable<RecordedStack>;
+}
+
 /** What a pass plans from. */
 export type PassInput =
   | {
     readonly kind: "full" | "incremental";
-    /** The user's assets grouping read (valid ones). */
+    /** The user's assets grouping read (valid ones); for an incremental pass, the region's. */
     readonly assets: readonly Asset[];
-    /** The stacks as `GET /stacks` lists them, by id. */
+    /** The stacks as `GET /stacks` lists them, by id; for an incremental pass, the region's. */
     readonly stacks: readonly Stack[];
-    /** Promoted groups, parent first, in grouping's order. */
+    /** Promoted groups, parent first, in grouping's order; for an incremental pass, the region's. */
     readonly groups: readonly Group[];
     /** Assets the pass read that are in the trash (WITH_DELETED). */
     readonly trashed: Set<string>;
@@ -135,6 +177,8 @@ export type PassInput =
     /** Grouping and promotion time, for the debug line. */
     readonly computeMs: number;
     readonly cache?: PassCache;
+    /** For an incremental pass: the rest of the library. */
+    readonly rest?: Rest;
   }
   | {
     readonly kind: "incremental";
@@ -148,13 +192,14 @@ export type PassInput =
   };
 
 /**
- * The settings a cache's content depends on (reading and grouping), as text by variable name.
+ * The settings a cache's content and plan depend on (reading, grouping, planning), as text by
+ * variable name.
  *
  * @param settings The run's settings.
  * @param albumIds FILTER_ALBUM_IDS resolved to ids.
  * @returns The values.
  */
-function readingSettings(
+function cacheSettings(
   settings: Settings,
   albumIds: readonly string[] | undefined,
 ): Record<string, string> {
@@ -169,20 +214,9 @@ function readingSettings(
     [SETTINGS.filterAlbumIds.env]: text(albumIds),
     [SETTINGS.filterTakenAfter.env]: text(settings.filterTakenAfter),
     [SETTINGS.filterTakenBefore.env]: text(settings.filterTakenBefore),
+    [SETTINGS.replaceStacks.env]: text(settings.replaceStacks),
+    [SETTINGS.removeSingleAssetStacks.env]: text(settings.removeSingleAssetStacks),
   };
-}
-
-/** The settings a plan depends on beyond the library: a reused plan must have the same. */
-function planSettings(settings: Settings): Record<string, string> {
-  return {
-    [SETTINGS.replaceStacks.env]: String(settings.replaceStacks),
-    [SETTINGS.removeSingleAssetStacks.env]: String(settings.removeSingleAssetStacks),
-  };
-}
-
-function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  return [...keys].every((key) => a[key] === b[key]);
 }
 
 /** The promotion options of the run's settings. */
@@ -253,7 +287,7 @@ export async function readPassInput(
     fields: criterionFields(criteria),
   };
   const version = await client.serverVersion();
-  const settingsText = readingSettings(settings, albumIds);
+  const settingsText = cacheSettings(settings, albumIds);
   const files = options.stateDir === undefined
     ? undefined
     : cacheFilesOf(options.stateDir, displayUrl(settings.apiUrl), user.id, settingsText);
@@ -380,10 +414,9 @@ async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
   const { client, log, filter, files, options } = reading;
   log.info("Full pass: {why}", { pass: "full", why: reason });
   const scopes = searchScopes(filter);
-  const serverCounts = files === undefined ? undefined : await client.countAssets(filter);
-  if (files !== undefined && serverCounts === undefined) {
-    warnOnce(reading, "statistics", NO_STATISTICS);
-  }
+  const keep = files !== undefined && options.record && scopes.length <= MAX_SCOPES;
+  const serverCounts = keep ? await client.countAssets(filter) : undefined;
+  if (keep && serverCounts === undefined) warnOnce(reading, "statistics", NO_STATISTICS);
   const stacks = await readStacks(client, log);
   releaseMemory();
   log.debug("Fetched {count} stacks", { count: stacks.length });
@@ -392,14 +425,9 @@ async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
   const updatedAt: number[] = [];
   const scopeBits: number[] = [];
   const trashed = new Set<string>();
-  const invalid: {
-    id: string;
-    field: string;
-    message: string;
-    updatedAt: number;
-    scopes: number;
-  }[] = [];
-  const others = new Map<string, { updatedAt: number; scopes: number }>();
+  const invalid: { id: string; field: string; message: string; updatedAt: number; bits: number }[] =
+    [];
+  const others = new Map<string, OtherAsset>();
   // Albums overlap: an asset found again by another album's search belongs to it too.
   const indexOf = filter.albumIds?.length ? new Map<string, number>() : undefined;
   let pages = 0;
@@ -415,13 +443,13 @@ async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
     }
     for (const id of page.trashedIds) trashed.add(id);
     for (const item of page.invalid) {
-      invalid.push({ ...item, updatedAt: item.updatedAt ?? -1, scopes: bit });
+      invalid.push({ ...item, updatedAt: item.updatedAt ?? -1, bits: bit });
     }
     for (const id of page.repeats) {
       const index = indexOf?.get(id);
       if (index !== undefined) scopeBits[index] |= bit;
       const bad = invalid.find((item) => item.id === id);
-      if (bad !== undefined) bad.scopes |= bit;
+      if (bad !== undefined) bad.bits |= bit;
     }
     for (const other of page.others) {
       const known = others.get(other.id);
@@ -440,63 +468,83 @@ async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
     computeMs += performance.now() - started;
     return result;
   };
-  const keep = files !== undefined && serverCounts !== undefined;
-  const grouping = timed(() => groupAssets(assets, reading.criteria, { buckets: keep }));
+  const cached = serverCounts !== undefined;
+  const grouping = timed(() => groupAssets(assets, reading.criteria, { buckets: cached }));
   releaseMemory();
   const order = createParentOrder(reading.promotion);
   const groups = timed(() => grouping.groups.map((group) => order.promote(group)));
   releaseMemory();
   logGrouping(reading, grouping, groups);
-
   const skippedAssets = countSkipped(grouping, invalid.length);
-  if (!keep || !options.record) {
+  if (!cached || files === undefined) {
     return { kind: "full", assets, stacks, groups, trashed, skippedAssets, computeMs };
   }
+
+  // The new cache: its rows are the assets in search order, then the invalid ones.
   const watermark = reading.startedAt ?? newest;
+  const since = watermark - OVERLAP_MS;
   const generation = newGeneration();
-  const body = await BodyWriter.create(files, generation, scopes.length, watermark - OVERLAP_MS);
+  const counts = new Array<number>(scopes.length).fill(0);
+  const recent = new DigestBuilder();
+  const count = (id: string, time: number, bits: number) => {
+    for (let i = 0; i < scopes.length; i++) if (bits & 1 << i) counts[i]++;
+    if (time >= since) recent.add(id, time);
+  };
+  const body = await BodyWriter.create(files, generation);
   try {
+    const rowOf = new Map<string, number>();
     const skipOf = new Map(grouping.skipped.map((skip) => [skip.asset, skip.reason]));
-    for (const [i, asset] of assets.entries()) {
+    for (const [row, asset] of assets.entries()) {
+      rowOf.set(asset.id, row);
+      const bits = scopeBits[row];
       const skip = skipOf.get(asset);
-      body.asset({
+      count(asset.id, updatedAt[row], bits);
+      body.row({
         id: asset.id,
         asset,
-        updatedAt: updatedAt[i],
-        scopes: scopeBits[i],
-        trashed: trashed.has(asset.id),
-        archived: scopes[firstScope(scopeBits[i])].visibility === "archive",
-        buckets: grouping.buckets![i].map(bucketHash),
+        updatedAt: updatedAt[row],
+        flags: flagsOf(bits, {
+          trashed: trashed.has(asset.id),
+          archived: scopes[firstScope(bits)].visibility === "archive",
+        }),
+        buckets: grouping.buckets![row].map(bucketHash),
         ...(skip === undefined ? {} : { skip }),
       });
     }
     for (const item of invalid) {
-      body.asset({
+      rowOf.set(item.id, rowOf.size);
+      count(item.id, item.updatedAt, item.bits);
+      body.row({
         id: item.id,
         invalid: { field: item.field, message: item.message },
         updatedAt: item.updatedAt,
-        scopes: item.scopes,
-        trashed: false,
-        archived: false,
+        flags: flagsOf(item.bits, { invalid: true }),
         buckets: [],
       });
     }
-    for (const [id, other] of others) body.other(id, other);
-    for (const stack of stacks) body.stack(stack);
-    for (const group of groups) body.group(group);
+    for (const [id, other] of others) {
+      count(id, other.updatedAt, other.scopes);
+      body.other(id, other);
+    }
+    const ref = (id: string) => rowOf.get(id) ?? id;
+    for (const stack of stacks) body.stack(compactStack(stack, ref));
+    for (const group of groups) {
+      body.group(group.key, group.assets.map((asset) => rowOf.get(asset.id)!));
+    }
+    await body.finish();
   } catch (error) {
     await body.abandon();
     throw error;
   }
-  const summary = await body.finish();
+  releaseMemory();
   const cache = new CacheRecorder(reading, {
     generation,
     watermark,
     fullPassAt: options.now(),
-    offsets: serverCounts.map((count, i) => count - summary.counts[i]),
-    counts: summary.counts,
-    recent: { ...summary.recent, since: watermark - OVERLAP_MS },
-    sizes: summary.sizes,
+    offsets: serverCounts.map((n, i) => n - counts[i]),
+    counts,
+    recent: { ...recent.build(), since },
+    sizes: { assets: assets.length + invalid.length, stacks: stacks.length, groups: groups.length },
     skippedAssets,
   });
   return { kind: "full", assets, stacks, groups, trashed, skippedAssets, computeMs, cache };
@@ -517,7 +565,7 @@ function countSkipped(grouping: GroupingResult, invalid: number): Record<string,
 /** The log lines about grouping: assets left out, and each group's parent at debug. */
 function logGrouping(
   reading: Reading,
-  grouping: { readonly skipped: readonly GroupingResult["skipped"][number][] },
+  grouping: { readonly skipped: readonly SkippedAsset[] },
   groups: readonly PromotedGroup[],
 ): void {
   const { log } = reading;
@@ -566,16 +614,19 @@ async function incrementalRead(
   const limit = max + header.recent.count + header.written;
   const changes = await client.changedAssets(filter, since, limit);
   if (changes === undefined) {
-    return `more than ${limit - header.recent.count - header.written} assets changed since ` +
-      `the last pass, more than INCREMENTAL_MAX_CHANGES (${max})`;
+    return `more than ${max} assets changed since the last pass, more than ` +
+      `INCREMENTAL_MAX_CHANGES (${max})`;
   }
   let newest = header.watermark;
   for (const change of changes) if (change.updatedAt > newest) newest = change.updatedAt;
   const watermark = reading.startedAt ?? newest;
+  const nextSince = watermark - OVERLAP_MS;
   const sinceText = new Date(header.watermark).toISOString();
+  const stored = await readStoredPlan(files, header.generation);
+  if (stored === undefined) return "the cache holds no plan";
 
   // A pass that planned no change, and nothing changed since: its plan holds.
-  if (header.plan !== undefined && sameRecord(header.plan, planSettings(reading.settings))) {
+  if (header.steady && stored.entries.volatile.length === 0) {
     const found = new DigestBuilder();
     for (const change of changes) found.add(change.id, change.updatedAt);
     const digest = found.build();
@@ -584,48 +635,48 @@ async function incrementalRead(
       header.recent.since === since && digest.count === header.recent.count &&
       digest.digest === header.recent.digest && countMismatch(serverCounts, expected) === undefined
     ) {
-      const plan = await readSteadyPlan(files, header.generation);
-      if (plan !== undefined) {
-        log.info("Incremental pass: nothing changed since {since}", {
-          pass: "incremental",
-          since: sinceText,
-          changed: 0,
-        });
-        const next = new DigestBuilder();
-        for (const change of changes) {
-          if (change.updatedAt >= watermark - OVERLAP_MS) next.add(change.id, change.updatedAt);
-        }
-        const cache = new CacheRecorder(reading, {
-          generation: header.generation,
-          watermark,
-          fullPassAt: header.fullPassAt,
-          offsets: header.offsets,
-          counts: header.counts,
-          recent: { ...next.build(), since: watermark - OVERLAP_MS },
-          sizes: header.sizes,
-          skippedAssets: plan.skippedAssets,
-          reuse: true,
-        });
-        return {
-          kind: "incremental",
-          reused: { actions: [], inSync: plan.inSync, needsReplace: plan.needsReplace },
-          skippedAssets: plan.skippedAssets,
-          cache,
-        };
+      log.info("Incremental pass: nothing changed since {since}", {
+        pass: "incremental",
+        since: sinceText,
+        changed: 0,
+      });
+      const next = new DigestBuilder();
+      for (const change of changes) {
+        if (change.updatedAt >= nextSince) next.add(change.id, change.updatedAt);
       }
+      const cache = new CacheRecorder(reading, {
+        generation: header.generation,
+        watermark,
+        fullPassAt: header.fullPassAt,
+        offsets: header.offsets,
+        counts: header.counts,
+        recent: { ...next.build(), since: nextSince },
+        sizes: header.sizes,
+        skippedAssets: stored.skippedAssets,
+        reuse: true,
+      });
+      const { plan } = mergeEntries(
+        { actions: [], inSync: [], needsReplace: [] },
+        { inSync: [], needsReplace: [], volatile: [] },
+        stored.entries,
+        { stacks: new Set(), assets: new Set() },
+      );
+      return { kind: "incremental", reused: plan, skippedAssets: stored.skippedAssets, cache };
     }
   }
 
-  let library: CachedLibrary;
+  let read: CacheRead;
   try {
-    library = await readLibrary(files, header);
+    read = await readCache(files, header);
   } catch (error) {
     return `the cache cannot be read: ${error instanceof Error ? error.message : error}`;
   }
-  const scopes = searchScopes(filter);
+  const { library } = read;
+  const written = applyWrites(library, read.writes);
   const merged = mergeChanges(library, changes);
   const tooMany = tooManyChanges(merged.changed.length, max);
   if (tooMany !== undefined) return tooMany;
+  const scopes = searchScopes(filter);
   const cachedCounts = scopeCounts(library, scopes.length).map((n, i) => n + header.offsets[i]);
   const mismatch = countMismatch(serverCounts, cachedCounts);
   if (mismatch !== undefined) return mismatch;
@@ -635,51 +686,145 @@ async function incrementalRead(
     { pass: "incremental", changed: merged.changed.length, since: sinceText },
   );
 
-  await refreshStacks(reading, library, merged.changed, since);
+  const refreshed = await refreshStacks(reading, library, merged.changed, since);
   let computeMs = 0;
   const started = performance.now();
-  const regrouped = regroup(library, merged.regroup, merged.previousBuckets, reading.criteria);
+  // The changed assets' buckets now; with those they had, the buckets to regroup.
+  const fresh = [...merged.rows].filter(([, row]) => row.asset !== undefined);
+  const freshBuckets = groupAssets(fresh.map(([, row]) => row.asset!), reading.criteria, {
+    buckets: true,
+  }).buckets!;
+  const wanted = new Set(merged.previousBuckets);
+  for (const [i, [row]] of fresh.entries()) {
+    const hashes = freshBuckets[i].map(bucketHash);
+    library.buckets[row] = compactBuckets(hashes);
+    for (const hash of hashes) wanted.add(hash);
+  }
+  const regroupRows = rowsInBuckets(library, wanted);
+  const region = regionOf(
+    library,
+    [...regroupRows, ...merged.rows.keys(), ...merged.removed, ...written.rows],
+    [...refreshed, ...written.stacks, ...stored.entries.volatile],
+  );
+  computeMs += performance.now() - started;
+
+  // The region in full: its rows' assets and its groups' keys, from the cache.
+  const read2 = await readRows(
+    files,
+    header,
+    new Set([...region.rows].filter((row) => !merged.rows.has(row))),
+    region.groups,
+  );
+  const contents = read2.rows;
+  for (const [row, data] of merged.rows) contents.set(row, data);
+  const started2 = performance.now();
+  const assetOf = (row: number) =>
+    library.flags[row] === REMOVED ? undefined : contents.get(row)?.asset;
+  const regrouping = [...regroupRows].filter((row) => assetOf(row) !== undefined);
+  const regrouped = groupAssets(regrouping.map((row) => assetOf(row)!), reading.criteria, {
+    buckets: true,
+  });
+  const rowOfId = new Map(regrouping.map((row) => [library.ids[row], row]));
+  for (const [i, row] of regrouping.entries()) {
+    library.buckets[row] = compactBuckets(regrouped.buckets![i].map(bucketHash));
+    library.skips.delete(row);
+  }
+  for (const skip of regrouped.skipped) library.skips.set(rowOfId.get(skip.asset.id)!, skip.reason);
   const order = createParentOrder(reading.promotion);
   const promoted = regrouped.groups.map((group) => order.promote(group));
-  replaceGroups(library, promoted);
-  computeMs += performance.now() - started;
+  const droppedGroups = new Set<number>();
+  const kept: Group[] = [];
+  for (const index of region.groups) {
+    const rows = library.groups[index]!;
+    if (rows.some((row) => regroupRows.has(row) || library.flags[row] === REMOVED)) {
+      droppedGroups.add(index);
+      library.groups[index] = undefined;
+      continue;
+    }
+    kept.push({ key: read2.keys.get(index)!, assets: rows.map((row) => assetOf(row)!) });
+  }
+  const groups = [...kept, ...promoted].map((group) => ({ group, first: smallestId(group) }))
+    .sort((a, b) => compare(a.group.key, b.group.key) || compare(a.first, b.first))
+    .map(({ group }) => group);
+  computeMs += performance.now() - started2;
   logGrouping(reading, regrouped, promoted);
-  log.debug("Regrouped {assets} assets into {groups} groups", {
-    assets: regrouped.assets,
-    groups: promoted.length,
+  log.debug("Planning {groups} groups and {stacks} stacks again", {
+    groups: groups.length,
+    stacks: region.stacks.size,
   });
 
-  const inputs = planningInputs(library);
-  const stacks = [...library.stacks.values()].sort(compareIds);
+  const assets: Asset[] = [];
+  const trashed = new Set<string>();
+  for (const row of region.rows) {
+    const asset = assetOf(row);
+    if (asset === undefined) continue;
+    assets.push(asset);
+    if (library.flags[row] & TRASHED) trashed.add(asset.id);
+  }
+  const stacks = [...region.stacks].flatMap((id) => {
+    const stack = library.stacks.get(id);
+    return stack === undefined ? [] : [expandStack(library, stack)];
+  }).sort(compareIds);
+  const skippedAssets = skippedCounts(library);
+  const generation = newGeneration();
+  const rest: Rest = {
+    kept: stored.entries,
+    dirty: {
+      stacks: region.stacks,
+      assets: new Set([...region.rows].map((row) => library.ids[row])),
+    },
+    otherStacks: () =>
+      [...library.stacks.values()].filter((stack) => !region.stacks.has(stack.id)).map(
+        (stack) => {
+          const primaryAssetId = expandStack(library, stack).primaryAssetId;
+          return { id: stack.id, primaryAssetId, assetIds: [primaryAssetId] };
+        },
+      ),
+    groups: library.groups.filter((rows) => rows !== undefined).length + promoted.length,
+    records: (marks) => stackRecords(files, generation, library, marks),
+  };
   const base = {
     kind: "incremental" as const,
-    assets: inputs.assets,
+    assets,
     stacks,
-    groups: library.groups,
-    trashed: inputs.trashed,
-    skippedAssets: inputs.skippedAssets,
+    groups,
+    trashed,
+    skippedAssets,
     computeMs,
+    rest,
   };
   if (!options.record) return base;
-  const generation = newGeneration();
-  const body = await BodyWriter.create(files, generation, scopes.length, watermark - OVERLAP_MS);
-  for (const entry of library.assets.values()) body.asset(entry);
-  for (const [id, other] of library.others) body.other(id, other);
-  for (const stack of stacks) body.stack(stack);
-  for (const group of library.groups) body.group(group);
-  for (const [id, updatedAt] of library.seen) body.seen(id, updatedAt);
-  const summary = await body.finish();
+  const newGroups = promoted.map((group) => ({
+    key: group.key,
+    rows: group.assets.map((asset) => rowOfId.get(asset.id)!),
+  }));
+  await rewriteBody(files, header, generation, library, {
+    rows: contents,
+    droppedGroups,
+    newGroups,
+  });
+  for (const group of newGroups) library.groups.push(group.rows);
   const cache = new CacheRecorder(reading, {
     generation,
     watermark,
     fullPassAt: header.fullPassAt,
     offsets: header.offsets,
-    counts: summary.counts,
-    recent: { ...summary.recent, since: watermark - OVERLAP_MS },
-    sizes: summary.sizes,
-    skippedAssets: inputs.skippedAssets,
+    counts: scopeCounts(library, scopes.length),
+    recent: { ...recentDigest(library, nextSince), since: nextSince },
+    sizes: {
+      assets: library.flags.filter((flags) => flags !== REMOVED).length,
+      stacks: library.stacks.size,
+      groups: rest.groups,
+    },
+    skippedAssets,
   });
   return { ...base, cache };
+}
+
+function smallestId(group: Group): string {
+  let smallest = group.assets[0].id;
+  for (const asset of group.assets) if (asset.id < smallest) smallest = asset.id;
+  return smallest;
 }
 
 /**
@@ -687,44 +832,51 @@ async function incrementalRead(
  * asset's stack (a search without stacked assets first spares new uploads the request),
  * `GET /stacks?primaryAssetId=` finds the stacks Immich does not name there, and
  * `GET /stacks/{id}` reads each stack once.
+ *
+ * @returns The ids of the stacks read again or gone.
  */
 async function refreshStacks(
   reading: Reading,
-  library: CachedLibrary,
-  changed: readonly {
-    readonly id: string;
-    readonly archived: boolean;
-    readonly trashed: boolean;
-  }[],
+  library: Library,
+  changed: readonly { readonly id: string }[],
   since: number,
-): Promise<void> {
-  if (changed.length === 0) return;
+): Promise<Set<string>> {
+  const touched = new Set<string>();
+  if (changed.length === 0) return touched;
   const { client } = reading;
-  const holding = stacksHolding(library, new Set(changed.map((change) => change.id)));
+  const ids = new Set(changed.map((change) => change.id));
+  const idOf = (ref: Ref) => typeof ref === "number" ? library.ids[ref] : ref;
+  for (const stack of library.stacks.values()) {
+    if ([stack.primary, ...stack.members].some((ref) => ids.has(idOf(ref)))) {
+      touched.add(stack.id);
+    }
+  }
   const unstacked = await client.unstackedSince(since);
-  const toRead = new Set<string>();
   const found = new Map<string, Stack>();
   for (const change of changed) {
-    const before = holding.get(change.id);
-    if (before !== undefined) toRead.add(before);
     if (unstacked.has(change.id)) continue;
     const named = await client.assetStack(change.id);
     if (named === undefined) continue;
     if (named.stackId !== undefined) {
-      toRead.add(named.stackId);
+      touched.add(named.stackId);
       continue;
     }
     const stack = await client.stackWithPrimary(change.id);
     if (stack !== undefined) found.set(stack.id, stack);
   }
-  for (const stackId of toRead) {
+  for (const stackId of touched) {
     if (found.has(stackId)) continue;
     const stack = await client.getStack(stackId);
     if (stack === undefined) library.stacks.delete(stackId);
     else found.set(stackId, stack);
   }
-  for (const stack of found.values()) library.stacks.set(stack.id, stack);
-  reading.log.debug("Read {count} stacks again", { count: toRead.size + found.size });
+  const rows = findRows(library, new Set([...found.values()].flatMap((s) => membersOf(s))));
+  for (const stack of found.values()) {
+    library.stacks.set(stack.id, compactStack(stack, (id) => rows.get(id) ?? id));
+    touched.add(stack.id);
+  }
+  reading.log.debug("Read {count} stacks again", { count: touched.size });
+  return touched;
 }
 
 /** What the header of the pass's cache will say, known when the pass has read. */
@@ -736,7 +888,7 @@ interface Planned {
   readonly counts: readonly number[];
   readonly recent: CacheHeader["recent"];
   readonly sizes: CacheHeader["sizes"];
-  /** For a plan file: what the pass left out of grouping. */
+  /** For the plan file: what the pass left out of grouping. */
   readonly skippedAssets: Readonly<Record<string, number>>;
   /** The pass reuses the plan file of its generation. */
   readonly reuse?: boolean;
@@ -747,6 +899,7 @@ class CacheRecorder implements PassCache {
   readonly #reading: Reading;
   readonly #planned: Planned;
   readonly #delta: DeltaWriter | undefined;
+  #entries: PlanEntries | undefined;
 
   constructor(reading: Reading, planned: Planned) {
     this.#reading = reading;
@@ -759,24 +912,27 @@ class CacheRecorder implements PassCache {
   writes(writer: AnsweringWriter): AnsweringStackWriter {
     const delta = this.#delta;
     if (delta === undefined) return writer;
-    const record = (write: CacheWrite, members: number) => delta.record(write, members);
     return {
       createStack: async (assetIds) => {
         const stack = await writer.createStack(assetIds);
-        record({ op: "create", stack, updatedAt: stack.updatedAt }, stack.assetIds.length);
+        delta.record({ op: "create", stack, updatedAt: stack.updatedAt }, stack.assetIds.length);
         return stack;
       },
       updateStackPrimary: async (stackId, primaryAssetId) => {
         const stack = await writer.updateStackPrimary(stackId, primaryAssetId);
-        record({ op: "update", stack }, 0);
+        delta.record({ op: "update", stack }, 0);
         return stack;
       },
       deleteStack: async (stackId) => {
         await writer.deleteStack(stackId);
-        record({ op: "delete", stackId }, 0);
+        delta.record({ op: "delete", stackId }, 0);
       },
       stackWithPrimary: (assetId) => writer.stackWithPrimary(assetId),
     };
+  }
+
+  planned(entries: PlanEntries): void {
+    this.#entries = entries;
   }
 
   async finish(end: PassEnd): Promise<void> {
@@ -784,11 +940,10 @@ class CacheRecorder implements PassCache {
     if (files === undefined || !options.record) return;
     this.#delta?.close();
     const planned = this.#planned;
-    const steady = end.unfinished === undefined && end.plan.actions.length === 0;
-    if (steady && !planned.reuse) {
-      await writeSteadyPlan(files, planned.generation, {
-        inSync: end.plan.inSync,
-        needsReplace: end.plan.needsReplace,
+    const clean = end.unfinished === undefined;
+    if (clean && !planned.reuse && this.#entries !== undefined) {
+      await writeStoredPlan(files, planned.generation, {
+        entries: this.#entries,
         skippedAssets: planned.skippedAssets,
       });
     }
@@ -804,14 +959,14 @@ class CacheRecorder implements PassCache {
       immich: this.#reading.immich,
       fullPassAt: planned.fullPassAt,
       watermark: planned.watermark,
-      ...(end.unfinished === undefined ? {} : { unfinished: end.unfinished }),
+      ...(clean ? {} : { unfinished: end.unfinished }),
       generation: planned.generation,
       deltaLines: this.#delta?.lines ?? 0,
       offsets: planned.offsets,
       counts: planned.counts,
       recent: planned.recent,
       written: moved,
-      ...(steady ? { plan: planSettings(settings) } : {}),
+      steady: clean && end.plan.actions.length === 0,
       sizes: planned.sizes,
     };
     await writeCacheHeader(files, header);

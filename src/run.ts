@@ -17,6 +17,7 @@ import {
   readPassInput,
   releaseMemory,
 } from "./library.ts";
+import { mergeEntries, placeEntries } from "./incremental/entries.ts";
 import type { Asset, Outcome, Plan, Stack, User } from "./model.ts";
 import { applyPlan, type StackWriter } from "./reconcile/apply.ts";
 import {
@@ -334,35 +335,51 @@ async function prepare(
   };
   let plan = timed(() => planStacks(stacks, groups, options));
   let planned: readonly Stack[] = stacks;
+  const volatile = new Set<string>();
   // Members Immich does not list matter only to deletes, grows and replaces: look them up
   // for such a plan alone, so a pass with nothing to change costs no extra request.
   if (actsOnStackMembers(plan)) {
-    const found = await findUnlisted(client, stacks, { ...members, trashed }, userLog);
+    const sets = { ...members, trashed };
+    const found = await findUnlisted(client, stacks, sets, userLog, input.rest?.otherStacks());
     if (found !== undefined) {
       planned = found.stacks;
       plan = timed(() => planStacks(found.stacks, groups, { ...options, ...found.options }));
+      for (const id of found.options.unseenMembers ?? []) volatile.add(id);
+      found.stacks.forEach((stack, i) => {
+        if (stack !== stacks[i]) volatile.add(stack.id);
+      });
     }
   }
   // Members the pass did not fetch are named by id; a few lookups give their file names.
   const unnamed = unnamedAssets(plan).slice(0, MAX_NAME_LOOKUPS);
   if (unnamed.length > 0) plan = withFileNames(plan, await client.fileNames(unnamed));
+  // An incremental pass planned its dirty region: the rest of the plan is the last one's.
+  const byId = new Map(planned.map((stack) => [stack.id, stack]));
+  const placed = placeEntries(plan, groups, byId, volatile);
+  const { rest } = input;
+  const whole = rest === undefined
+    ? { plan, entries: placed }
+    : mergeEntries(plan, placed, rest.kept, rest.dirty);
+  input.cache?.planned(whole.entries);
+  const groupCount = rest?.groups ?? groups.length;
 
-  if (groups.length === 0) {
+  if (groupCount === 0) {
     userLog.info("No assets grouped", { assets: assets.length });
   }
   userLog.debug("Computed {groups} groups and the plan in {ms} ms", {
-    groups: groups.length,
+    groups: groupCount,
     ms: Math.round(computeMs),
   });
   releaseMemory();
+  const marks = { trashed, unlisted: unlisted(stacks, planned) };
   return {
-    plan,
+    plan: whole.plan,
     skippedAssets: input.skippedAssets,
     stacks: {
       stacks: planned,
       fileNames: members.fileNames,
-      trashed,
-      unlisted: unlisted(stacks, planned),
+      ...marks,
+      ...(rest === undefined ? {} : { records: () => rest.records(marks) }),
     },
     ...(input.cache === undefined ? {} : { cache: input.cache }),
   };
@@ -402,6 +419,8 @@ function stackMembers(stacks: readonly Stack[], assets: readonly Asset[]) {
  * @param stacks The stacks as `GET /stacks` listed them.
  * @param sets File names, and the members the plan must keep and must not list, filled in.
  * @param userLog The user's logger.
+ * @param others Stacks the pass does not plan (an incremental pass's rest), by their cover: a
+ *   cover of one of them is known as such, and its members are not looked up.
  * @returns The stacks with those members, and the plan options that name them.
  */
 export async function findUnlisted(
@@ -413,8 +432,13 @@ export async function findUnlisted(
     readonly trashed: Set<string>;
   },
   userLog: Logger,
+  others: readonly Stack[] = [],
 ): Promise<{ stacks: Stack[]; options: Partial<PlanOptions> } | undefined> {
-  const { members, unseenStackIds } = await client.findUnlistedMembers(stacks);
+  const found = await client.findUnlistedMembers([...stacks, ...others]);
+  // Only the planned stacks matter: the others are known only to tell covers from other assets.
+  const planned = new Set(stacks.map((stack) => stack.id));
+  const members = found.members.filter((member) => planned.has(member.stackId));
+  const unseenStackIds = found.unseenStackIds.filter((id) => planned.has(id));
   userLog.debug("Found {count} trashed or hidden stack members", {
     count: members.length,
     unseenStacks: unseenStackIds.length,

@@ -1,37 +1,31 @@
 /**
- * The user's library as an incremental pass keeps it between passes, and the ways it changes:
- * merging the assets changed on the server, the stacks read again, the pass's own writes, and
- * regrouping only the assets a change can regroup. No I/O, clock or logger: `src/library.ts`
- * reads the server and `src/state/cache.ts` the disk.
+ * The user's library as an incremental pass keeps it between passes, compact enough to hold at
+ * 200 000 assets in a few tens of megabytes: per asset its id, `updatedAt`, what the searches
+ * find it as, and the hashes of its grouping buckets, but no name; stacks and groups as row
+ * numbers. No I/O, clock or logger: `src/library.ts` reads the server, `src/state/cache.ts` the
+ * disk.
  *
- * Why regrouping a part is exact: grouping puts every asset in buckets (the values of its
- * criteria but times) and joins assets only within a bucket; so the assets that share a bucket
- * with a changed asset, directly or through other assets, are grouped exactly as the whole
- * library would group them, and no other group can change (docs/incremental.md).
+ * An incremental pass changes this library with what changed on the server, then finds the part
+ * of the library that can plan differently than last time (the dirty region): the assets that
+ * changed or share a grouping bucket with one, and every group and stack connected to them
+ * through a shared asset. Only that part is read in full, regrouped and planned; the rest of the
+ * plan is the last plan's (docs/incremental.md says why this equals a full pass's plan).
  *
  * @module
  */
-import { groupAssets } from "../grouping/group.ts";
-import type { Criteria } from "../grouping/criteria.ts";
-import type { Asset, Group, SkippedAsset, SkipReason, Stack } from "../model.ts";
+import type { Asset, SkipReason, Stack } from "../model.ts";
 
-/** One of the user's assets that the pass's searches find, as the cache keeps it. */
-export interface CachedAsset {
+/** A stack member: a row of the library, or the id of an asset no search of the pass finds. */
+export type Ref = number | string;
+
+/** A stack as `GET /stacks` lists it, its members as rows where the library has them. */
+export interface CompactStack {
   readonly id: string;
-  /** The asset as the pass reads it; absent when the server sent it invalid. */
-  readonly asset?: Asset;
-  /** Why the server's data is invalid, for an asset without `asset`. */
-  readonly invalid?: { readonly field: string; readonly message: string };
-  /** ms since the epoch; -1 when unknown (the pass changed it and no answer said when). */
-  readonly updatedAt: number;
-  /** The searches that find it, one bit per search scope. */
-  readonly scopes: number;
-  readonly trashed: boolean;
-  readonly archived: boolean;
-  /** Hashes of its grouping buckets (see {@linkcode bucketHash}); none when left out. */
-  readonly buckets: readonly string[];
-  /** Why grouping left it out, if it did. */
-  readonly skip?: SkipReason;
+  readonly primary: Ref;
+  /** The members `GET /stacks` lists (the primary among them unless it is hidden or trashed). */
+  readonly members: readonly Ref[];
+  /** The listed members that are archived. */
+  readonly archived: readonly Ref[];
 }
 
 /** Another user's asset the searches find (a partner's): counted by the server's statistics. */
@@ -40,47 +34,99 @@ export interface OtherAsset {
   readonly scopes: number;
 }
 
-/** The cached library of one user. Functions of this module change it in place. */
-export interface CachedLibrary {
-  /** The user's assets the searches find, by id. */
-  readonly assets: Map<string, CachedAsset>;
-  /** Other users' assets the searches find, by id. */
+/** Flag bits of a row; the search scopes are the bits above {@linkcode SCOPE_SHIFT}. */
+export const TRASHED = 1;
+export const ARCHIVED = 2;
+export const INVALID = 4;
+const SCOPE_SHIFT = 3;
+/** The most searches a pass may make and still keep a cache (scope bits fit in 31 bits). */
+export const MAX_SCOPES = 28;
+/** The flags of a row whose asset left the searches. */
+export const REMOVED = -1;
+
+/**
+ * The cached library of one user. Rows are the user's assets the searches find, in the order
+ * the cache has them; a row whose asset left keeps its number with {@linkcode REMOVED} flags.
+ * Functions of this module change it in place.
+ */
+export interface Library {
+  readonly ids: string[];
+  /** ms since the epoch; -1 when unknown (the pass changed it and no answer said when). */
+  readonly updatedAt: number[];
+  /** `scopes << 3 | INVALID | ARCHIVED | TRASHED`, or {@linkcode REMOVED}. */
+  readonly flags: number[];
+  /** The hashes of each row's grouping buckets ({@linkcode bucketHash}): one, several, none. */
+  readonly buckets: (number | readonly number[])[];
+  /** Why grouping left a row out, for the rows it did. */
+  readonly skips: Map<number, SkipReason>;
+  /** Stacks by id. */
+  readonly stacks: Map<string, CompactStack>;
+  /** Each group's rows, parent first, by its place in the cache; undefined once it is gone. */
+  readonly groups: (readonly number[] | undefined)[];
+  /** Other users' assets by id. */
   readonly others: Map<string, OtherAsset>;
-  /** The stacks as `GET /stacks` lists them, by id. */
-  readonly stacks: Map<string, Stack>;
-  /** The promoted groups, parent first, in grouping's order. */
-  groups: Group[];
   /**
-   * The user's assets no search finds that the last pass saw change (trashed, hidden, videos
-   * without INCLUDE_VIDEOS…), by id with their `updatedAt`: the next search for changes sees
-   * them again and must know them as seen.
+   * The user's assets no search finds that were seen changing recently (trashed, hidden,
+   * videos without INCLUDE_VIDEOS…), by id with their `updatedAt`: the next search for
+   * changes finds them again and must know them.
    */
   readonly seen: Map<string, number>;
 }
 
-/** A write of the pass, as the cache records it from the server's answer. */
-export type CacheWrite =
-  | {
-    readonly op: "create";
-    readonly stack: Stack;
-    /** Each listed member's `updatedAt` after the write. */
-    readonly updatedAt: ReadonlyMap<string, number>;
-  }
-  | { readonly op: "update"; readonly stack: Stack }
-  | { readonly op: "delete"; readonly stackId: string };
+/** One row in full: what an incremental pass reads only for the assets it regroups or plans. */
+export interface RowData {
+  readonly id: string;
+  /** The asset as the pass reads it; absent when the server sent it invalid. */
+  readonly asset?: Asset;
+  readonly invalid?: { readonly field: string; readonly message: string };
+  readonly updatedAt: number;
+  readonly flags: number;
+  readonly buckets: readonly number[];
+  readonly skip?: SkipReason;
+}
 
 /**
  * An empty library.
  *
- * @returns A library without assets, stacks or groups.
+ * @returns A library without rows, stacks or groups.
  */
-export function emptyLibrary(): CachedLibrary {
-  return { assets: new Map(), others: new Map(), stacks: new Map(), groups: [], seen: new Map() };
+export function emptyLibrary(): Library {
+  return {
+    ids: [],
+    updatedAt: [],
+    flags: [],
+    buckets: [],
+    skips: new Map(),
+    stacks: new Map(),
+    groups: [],
+    others: new Map(),
+    seen: new Map(),
+  };
+}
+
+/** The search scopes of a row's flags. */
+export function scopesOf(flags: number): number {
+  return flags === REMOVED ? 0 : flags >>> SCOPE_SHIFT;
 }
 
 /**
- * A short hash of a grouping bucket, as the cache stores it: 32-bit FNV-1a in base 36. Two
- * buckets with one hash only make a regroup take in more assets than it needs.
+ * A row's flags.
+ *
+ * @param scopes The searches that find it, one bit each.
+ * @param state Whether it is in the trash, archived, invalid.
+ * @returns The flags.
+ */
+export function flagsOf(
+  scopes: number,
+  state: { readonly trashed?: boolean; readonly archived?: boolean; readonly invalid?: boolean },
+): number {
+  return (scopes << SCOPE_SHIFT) | (state.invalid ? INVALID : 0) |
+    (state.archived ? ARCHIVED : 0) | (state.trashed ? TRASHED : 0);
+}
+
+/**
+ * A short hash of a grouping bucket, as the cache stores it: 30-bit FNV-1a, so that it stays a
+ * small integer. Two buckets with one hash only make a regroup take in more assets than needed.
  *
  * @param signature The bucket, as `groupAssets` names it.
  * @returns The hash.
@@ -94,13 +140,23 @@ export function emptyLibrary(): CachedLibrary {
  * assert.notEqual(bucketHash("IMG_1234"), bucketHash("IMG_1235"));
  * ```
  */
-export function bucketHash(signature: string): string {
+export function bucketHash(signature: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < signature.length; i++) {
     hash ^= signature.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193);
   }
-  return (hash >>> 0).toString(36);
+  return (hash >>> 2) & 0x3fffffff;
+}
+
+/** A row's bucket hashes as a list. */
+export function bucketList(buckets: number | readonly number[]): readonly number[] {
+  return typeof buckets === "number" ? [buckets] : buckets;
+}
+
+/** The compact form of a list of bucket hashes: one number when there is one. */
+export function compactBuckets(hashes: readonly number[]): number | readonly number[] {
+  return hashes.length === 1 ? hashes[0] : hashes;
 }
 
 /** An order-independent summary of a set of (asset id, `updatedAt`) pairs. */
@@ -140,17 +196,20 @@ export class DigestBuilder {
 
 /**
  * The (id, `updatedAt`) pairs a search for changes at or after `since` finds again when
- * nothing changed: every known asset (the user's, others', the ones seen out of the searches)
+ * nothing changed: every known asset (the user's, others', those seen out of the searches)
  * changed at or after it.
  *
  * @param library The library.
  * @param since ms since the epoch.
  * @returns Their digest.
  */
-export function recentDigest(library: CachedLibrary, since: number): Digest {
+export function recentDigest(library: Library, since: number): Digest {
   const digest = new DigestBuilder();
-  for (const [id, entry] of library.assets) {
-    if (entry.updatedAt >= since) digest.add(id, entry.updatedAt);
+  for (let row = 0; row < library.ids.length; row++) {
+    const updatedAt = library.updatedAt[row];
+    if (library.flags[row] !== REMOVED && updatedAt >= since) {
+      digest.add(library.ids[row], updatedAt);
+    }
   }
   for (const [id, other] of library.others) {
     if (other.updatedAt >= since) digest.add(id, other.updatedAt);
@@ -166,14 +225,32 @@ export function recentDigest(library: CachedLibrary, since: number): Digest {
  * @param scopes The number of searches.
  * @returns One count per search.
  */
-export function scopeCounts(library: CachedLibrary, scopes: number): number[] {
+export function scopeCounts(library: Library, scopes: number): number[] {
   const counts = new Array<number>(scopes).fill(0);
   const add = (bits: number) => {
     for (let i = 0; i < scopes; i++) if (bits & 1 << i) counts[i]++;
   };
-  for (const entry of library.assets.values()) add(entry.scopes);
+  for (const flags of library.flags) add(scopesOf(flags));
   for (const other of library.others.values()) add(other.scopes);
   return counts;
+}
+
+/**
+ * The rows of the given asset ids: one scan, no index of the whole library.
+ *
+ * @param library The library.
+ * @param ids Asset ids.
+ * @returns Row by id, for the ids the library has.
+ */
+export function findRows(library: Library, ids: ReadonlySet<string>): Map<string, number> {
+  const rows = new Map<string, number>();
+  if (ids.size === 0) return rows;
+  for (let row = 0; row < library.ids.length; row++) {
+    if (library.flags[row] !== REMOVED && ids.has(library.ids[row])) {
+      rows.set(library.ids[row], row);
+    }
+  }
+  return rows;
 }
 
 /** An asset found changed since the last pass, as {@linkcode mergeChanges} takes it. */
@@ -183,7 +260,6 @@ export interface AssetChange {
   readonly updatedAt: number;
   readonly scopes: number;
   readonly trashed: boolean;
-  /** Archived (a search of the archive found it). */
   readonly archived: boolean;
   readonly asset?: Asset;
   readonly invalid?: { readonly field: string; readonly message: string };
@@ -191,296 +267,319 @@ export interface AssetChange {
 
 /** What {@linkcode mergeChanges} did. */
 export interface MergedChanges {
-  /**
-   * The user's assets that really changed (the cache knew none of them with this `updatedAt`),
-   * in the order given: their stacks must be checked.
-   */
+  /** The user's assets that really changed (the cache did not know them so), in the order given. */
   readonly changed: readonly AssetChange[];
-  /** Of those, the ones the searches found before or find now: they must be regrouped. */
-  readonly regroup: ReadonlySet<string>;
-  /** The bucket hashes the regrouped assets had before. */
-  readonly previousBuckets: ReadonlySet<string>;
+  /** Their rows now, new rows included: their contents are known from the changes. */
+  readonly rows: ReadonlyMap<number, RowData>;
+  /** Rows whose asset left the searches. */
+  readonly removed: ReadonlySet<number>;
+  /** The bucket hashes the changed rows had before. */
+  readonly previousBuckets: ReadonlySet<number>;
 }
 
 /**
- * Tells which changes the cache does not know yet, without changing anything: for
- * INCREMENTAL_MAX_CHANGES before the work starts.
+ * Tells which changes the cache does not know yet, without changing anything.
  *
  * @param library The library.
  * @param changes The assets the search for changes found.
+ * @param rows Row by asset id (from {@linkcode findRows}).
  * @returns The user's assets among them that really changed.
  */
 export function newChanges(
-  library: CachedLibrary,
+  library: Library,
   changes: readonly AssetChange[],
+  rows: ReadonlyMap<string, number>,
 ): AssetChange[] {
   return changes.filter((change) => {
     if (!change.own) return false;
-    const cached = library.assets.get(change.id);
-    if (cached !== undefined) {
-      return cached.updatedAt !== change.updatedAt || cached.scopes !== change.scopes;
+    const row = rows.get(change.id);
+    if (row !== undefined) {
+      return library.updatedAt[row] !== change.updatedAt ||
+        library.flags[row] !== flagsOf(change.scopes, { ...change, invalid: !change.asset });
     }
     return change.scopes !== 0 || library.seen.get(change.id) !== change.updatedAt;
   });
 }
 
 /**
- * Merges the assets found changed into the library: the user's assets the searches find are
- * added or replaced (their buckets are set by {@linkcode regroup}), the ones they no longer find
- * are removed and remembered as seen, others' assets are counted or forgotten.
+ * Merges the assets found changed into the library: the user's assets the searches find get
+ * their row (a new one at the end), those they no longer find lose it and are remembered as
+ * seen, others' assets are counted or forgotten. The changed rows' buckets are set by the
+ * caller, once computed.
  *
  * @param library The library, changed in place.
  * @param changes The assets the search for changes found, each once.
- * @returns The user's assets that really changed, and what must be regrouped.
+ * @returns What changed.
  */
-export function mergeChanges(
-  library: CachedLibrary,
-  changes: readonly AssetChange[],
-): MergedChanges {
-  const changed = newChanges(library, changes);
-  const regroup = new Set<string>();
-  const previousBuckets = new Set<string>();
+export function mergeChanges(library: Library, changes: readonly AssetChange[]): MergedChanges {
+  const found = findRows(library, new Set(changes.filter((c) => c.own).map((c) => c.id)));
+  const changed = newChanges(library, changes, found);
   for (const change of changes) {
     if (change.own) continue;
     if (change.scopes === 0) library.others.delete(change.id);
     else library.others.set(change.id, { updatedAt: change.updatedAt, scopes: change.scopes });
   }
+  const rows = new Map<number, RowData>();
+  const removed = new Set<number>();
+  const previousBuckets = new Set<number>();
   for (const change of changed) {
-    const cached = library.assets.get(change.id);
-    if (cached !== undefined) {
-      regroup.add(change.id);
-      for (const hash of cached.buckets) previousBuckets.add(hash);
+    let row = found.get(change.id);
+    if (row !== undefined) {
+      for (const hash of bucketList(library.buckets[row])) previousBuckets.add(hash);
+      library.skips.delete(row);
     }
     if (change.scopes === 0) {
-      library.assets.delete(change.id);
       library.seen.set(change.id, change.updatedAt);
+      if (row === undefined) continue;
+      library.flags[row] = REMOVED;
+      library.buckets[row] = [];
+      removed.add(row);
       continue;
     }
     library.seen.delete(change.id);
-    regroup.add(change.id);
-    library.assets.set(change.id, {
+    if (row === undefined) {
+      row = library.ids.length;
+      library.ids.push(change.id);
+      library.updatedAt.push(change.updatedAt);
+      library.flags.push(0);
+      library.buckets.push([]);
+    }
+    const flags = flagsOf(change.scopes, { ...change, invalid: change.asset === undefined });
+    library.updatedAt[row] = change.updatedAt;
+    library.flags[row] = flags;
+    library.buckets[row] = [];
+    rows.set(row, {
       id: change.id,
       ...(change.asset === undefined ? {} : { asset: change.asset }),
       ...(change.invalid === undefined ? {} : { invalid: change.invalid }),
       updatedAt: change.updatedAt,
-      scopes: change.scopes,
-      trashed: change.trashed,
-      archived: change.archived,
+      flags,
       buckets: [],
     });
   }
-  return { changed, regroup, previousBuckets };
+  return { changed, rows, removed, previousBuckets };
 }
 
 /**
- * The stack the library holds each asset in, for the few assets asked about: one scan of the
- * stacks.
+ * The rows whose buckets are among `wanted`, closed under shared buckets (OR criteria give an
+ * asset several): exactly the assets a regroup of those buckets must take in.
  *
  * @param library The library.
- * @param assetIds The assets.
- * @returns Stack id by asset id, for those in a stack.
+ * @param wanted Bucket hashes.
+ * @returns The rows.
  */
-export function stacksHolding(
-  library: CachedLibrary,
-  assetIds: ReadonlySet<string>,
-): Map<string, string> {
-  const holding = new Map<string, string>();
-  for (const stack of library.stacks.values()) {
-    if (assetIds.has(stack.primaryAssetId)) holding.set(stack.primaryAssetId, stack.id);
-    for (const id of stack.assetIds) if (assetIds.has(id)) holding.set(id, stack.id);
-  }
-  return holding;
-}
-
-/**
- * What a regroup made: the groups it computed anew (not yet promoted) and the assets it left
- * out.
- */
-export interface Regrouped {
-  readonly groups: readonly Group[];
-  readonly skipped: readonly SkippedAsset[];
-  /** How many assets it regrouped. */
-  readonly assets: number;
-}
-
-/**
- * Regroups the assets that share a bucket, directly or through others, with an asset that
- * changed, and keeps every other group as it was. The caller promotes the new groups and hands
- * them to {@linkcode replaceGroups}.
- *
- * @param library The library, its buckets and skip reasons updated in place.
- * @param changed The assets added, replaced or removed.
- * @param previousBuckets The bucket hashes those assets had before.
- * @param criteria The pass's criteria.
- * @returns The new groups of the regrouped assets, in grouping's order, and those left out.
- */
-export function regroup(
-  library: CachedLibrary,
-  changed: ReadonlySet<string>,
-  previousBuckets: ReadonlySet<string>,
-  criteria: Criteria,
-): Regrouped {
-  const wanted = new Set(previousBuckets);
-  const fresh: CachedAsset[] = [];
-  for (const id of changed) {
-    const entry = library.assets.get(id);
-    if (entry?.asset !== undefined) fresh.push(entry);
-  }
-  const freshBuckets = groupAssets(fresh.map((entry) => entry.asset!), criteria, { buckets: true })
-    .buckets!;
-  for (const signatures of freshBuckets) for (const s of signatures) wanted.add(bucketHash(s));
-  // The closure: assets sharing a wanted bucket bring their other buckets (OR criteria).
-  const members = new Map<string, CachedAsset>();
-  for (const entry of fresh) members.set(entry.id, entry);
+export function rowsInBuckets(library: Library, wanted: ReadonlySet<number>): Set<number> {
+  const hashes = new Set(wanted);
+  const rows = new Set<number>();
   for (let grew = true; grew;) {
     grew = false;
-    for (const entry of library.assets.values()) {
-      if (entry.asset === undefined || members.has(entry.id)) continue;
-      if (!entry.buckets.some((hash) => wanted.has(hash))) continue;
-      members.set(entry.id, entry);
-      for (const hash of entry.buckets) {
-        if (!wanted.has(hash)) wanted.add(hash), grew = true;
+    for (let row = 0; row < library.ids.length; row++) {
+      if (rows.has(row) || library.flags[row] === REMOVED) continue;
+      const buckets = bucketList(library.buckets[row]);
+      if (!buckets.some((hash) => hashes.has(hash))) continue;
+      rows.add(row);
+      for (const hash of buckets) {
+        if (!hashes.has(hash)) hashes.add(hash), grew = true;
       }
     }
   }
-  const entries = [...members.values()];
-  const result = groupAssets(entries.map((entry) => entry.asset!), criteria, { buckets: true });
-  const skipReason = new Map(result.skipped.map((skip) => [skip.asset.id, skip.reason]));
-  for (const [i, entry] of entries.entries()) {
-    const { skip: _skip, ...rest } = entry;
-    const reason = skipReason.get(entry.id);
-    library.assets.set(entry.id, {
-      ...rest,
-      buckets: result.buckets![i].map(bucketHash),
-      ...(reason === undefined ? {} : { skip: reason }),
-    });
-  }
-  const gone = new Set([...changed].filter((id) => !library.assets.has(id)));
-  library.groups = library.groups.filter((group) =>
-    !group.assets.some((asset) => members.has(asset.id) || gone.has(asset.id))
-  );
-  return { groups: result.groups, skipped: result.skipped, assets: entries.length };
+  return rows;
+}
+
+/** The dirty region: what an incremental pass reads in full and plans. */
+export interface Region {
+  readonly rows: Set<number>;
+  readonly stacks: Set<string>;
+  /** Indexes in {@linkcode Library.groups}. */
+  readonly groups: Set<number>;
 }
 
 /**
- * Adds promoted groups to the library's groups in grouping's order: by key, then by the
- * smallest member id.
+ * The part of the library connected to the given rows and stacks through shared assets: a
+ * group with an asset in the region brings its assets, a stack with an asset in the region
+ * brings its members, until nothing more joins. Planning is local to such a part: a group's
+ * plan depends only on the stacks its assets are in and on those stacks' members.
  *
- * @param library The library, its groups replaced.
- * @param added The promoted new groups.
+ * @param library The library.
+ * @param rows Rows that changed or must be regrouped.
+ * @param stacks Stacks that changed (their ids, gone ones included).
+ * @returns The region.
  */
-export function replaceGroups(library: CachedLibrary, added: readonly Group[]): void {
-  const keyed = (group: Group) => ({ group, first: smallestId(group) });
-  library.groups = [...library.groups.map(keyed), ...added.map(keyed)]
-    .sort((a, b) => compare(a.group.key, b.group.key) || compare(a.first, b.first))
-    .map(({ group }) => group);
-}
-
-function smallestId(group: Group): string {
-  let smallest = group.assets[0].id;
-  for (const asset of group.assets) if (asset.id < smallest) smallest = asset.id;
-  return smallest;
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/**
- * Applies one of the pass's writes the way Immich does, from the server's answer: a create
- * makes the stack it answered, deleting the stacks whose primary it lists and taking its
- * members out of the others; members it moved carry their new `updatedAt`, members of a
- * deleted stack an unknown one (Immich moved it, no answer said to what).
- *
- * @param library The library, changed in place.
- * @param write The write and its answer.
- */
-export function applyWrite(library: CachedLibrary, write: CacheWrite): void {
-  if (write.op === "update") {
-    library.stacks.set(write.stack.id, write.stack);
-    return;
+export function regionOf(
+  library: Library,
+  rows: Iterable<number>,
+  stacks: Iterable<string>,
+): Region {
+  const region: Region = { rows: new Set(rows), stacks: new Set(), groups: new Set() };
+  const addStack = (stack: CompactStack) => {
+    region.stacks.add(stack.id);
+    for (const ref of [stack.primary, ...stack.members]) {
+      if (typeof ref === "number") region.rows.add(ref);
+    }
+  };
+  for (const id of stacks) {
+    region.stacks.add(id);
+    const stack = library.stacks.get(id);
+    if (stack !== undefined) addStack(stack);
   }
-  if (write.op === "delete") {
-    const stack = library.stacks.get(write.stackId);
-    if (stack === undefined) return;
-    library.stacks.delete(stack.id);
-    for (const id of membersOf(stack)) setUpdatedAt(library, id, -1);
-    return;
-  }
-  const { stack, updatedAt } = write;
-  // A cover Immich does not list (hidden, in the trash) is a member all the same.
-  const listed = new Set(membersOf(stack));
-  const touched = new Map<string, Stack>();
-  for (const holder of library.stacks.values()) {
-    if (membersOf(holder).some((id) => listed.has(id))) touched.set(holder.id, holder);
-  }
-  for (const holder of touched.values()) {
-    if (listed.has(holder.primaryAssetId)) {
-      // Merged into the new stack; members it left out (in the trash) moved too.
-      library.stacks.delete(holder.id);
-      for (const id of membersOf(holder)) if (!listed.has(id)) setUpdatedAt(library, id, -1);
-    } else {
-      library.stacks.set(holder.id, {
-        ...holder,
-        assetIds: holder.assetIds.filter((id) => !listed.has(id)),
-      });
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const stack of library.stacks.values()) {
+      if (region.stacks.has(stack.id)) continue;
+      const refs = [stack.primary, ...stack.members];
+      if (!refs.some((ref) => typeof ref === "number" && region.rows.has(ref))) continue;
+      addStack(stack);
+      grew = true;
+    }
+    for (const [index, members] of library.groups.entries()) {
+      if (members === undefined || region.groups.has(index)) continue;
+      if (!members.some((row) => region.rows.has(row))) continue;
+      region.groups.add(index);
+      for (const row of members) region.rows.add(row);
+      grew = true;
     }
   }
-  library.stacks.set(stack.id, {
-    id: stack.id,
-    primaryAssetId: stack.primaryAssetId,
-    assetIds: stack.assetIds,
-    ...(stack.archivedAssetIds === undefined ? {} : { archivedAssetIds: stack.archivedAssetIds }),
-  });
-  for (const id of stack.assetIds) setUpdatedAt(library, id, updatedAt.get(id) ?? -1);
+  return region;
 }
 
-function membersOf(stack: Stack): string[] {
+/** A write of the pass, as the cache records it from the server's answer. */
+export type CacheWrite =
+  | {
+    readonly op: "create";
+    readonly stack: Stack;
+    /** Each listed member's `updatedAt` after the write. */
+    readonly updatedAt: ReadonlyMap<string, number>;
+  }
+  | { readonly op: "update"; readonly stack: Stack }
+  | { readonly op: "delete"; readonly stackId: string };
+
+/**
+ * Applies the last pass's writes the way Immich does, from the server's answers: a create makes
+ * the stack it answered, deleting the stacks whose primary it lists and taking its members out
+ * of the others; members it moved carry their new `updatedAt`, members of a deleted stack an
+ * unknown one (Immich moved it, no answer said to what).
+ *
+ * @param library The library, changed in place.
+ * @param writes The writes, in order.
+ * @returns The stacks and rows they touched: the next plan of those differs from the last.
+ */
+export function applyWrites(
+  library: Library,
+  writes: readonly CacheWrite[],
+): { readonly stacks: Set<string>; readonly rows: Set<number> } {
+  const touched = { stacks: new Set<string>(), rows: new Set<number>() };
+  if (writes.length === 0) return touched;
+  const ids = new Set<string>();
+  for (const write of writes) {
+    if (write.op !== "delete") { for (const id of membersOf(write.stack)) ids.add(id); }
+  }
+  const rowOf = findRows(library, ids);
+  const ref = (id: string): Ref => rowOf.get(id) ?? id;
+  const idOf = (member: Ref) => typeof member === "number" ? library.ids[member] : member;
+  const setUpdatedAt = (member: Ref, updatedAt: number) => {
+    if (typeof member === "number") {
+      library.updatedAt[member] = updatedAt;
+      touched.rows.add(member);
+    } else if (updatedAt < 0) library.seen.delete(member);
+    else library.seen.set(member, updatedAt);
+  };
+  for (const write of writes) {
+    if (write.op === "delete") {
+      const stack = library.stacks.get(write.stackId);
+      touched.stacks.add(write.stackId);
+      if (stack === undefined) continue;
+      library.stacks.delete(stack.id);
+      for (const member of [stack.primary, ...stack.members]) setUpdatedAt(member, -1);
+      continue;
+    }
+    const compact = compactStack(write.stack, ref);
+    touched.stacks.add(compact.id);
+    if (write.op === "update") {
+      library.stacks.set(compact.id, compact);
+      continue;
+    }
+    // A cover Immich does not list (hidden, in the trash) is a member all the same.
+    const listed = new Set(membersOf(write.stack));
+    for (const holder of [...library.stacks.values()]) {
+      const members = [holder.primary, ...holder.members];
+      if (!members.some((member) => listed.has(idOf(member)))) continue;
+      touched.stacks.add(holder.id);
+      if (listed.has(idOf(holder.primary))) {
+        // Merged into the new stack; members it left out (in the trash) moved too.
+        library.stacks.delete(holder.id);
+        for (const member of members) if (!listed.has(idOf(member))) setUpdatedAt(member, -1);
+      } else {
+        library.stacks.set(holder.id, {
+          ...holder,
+          members: holder.members.filter((member) => !listed.has(idOf(member))),
+          archived: holder.archived.filter((member) => !listed.has(idOf(member))),
+        });
+      }
+    }
+    library.stacks.set(compact.id, compact);
+    for (const id of write.stack.assetIds) setUpdatedAt(ref(id), write.updatedAt.get(id) ?? -1);
+  }
+  return touched;
+}
+
+/** A stack's members, its primary first even when the listing leaves it out. */
+export function membersOf(stack: Stack): string[] {
   return stack.assetIds.includes(stack.primaryAssetId)
-    ? [...stack.assetIds]
+    ? [stack.primaryAssetId, ...stack.assetIds.filter((id) => id !== stack.primaryAssetId)]
     : [stack.primaryAssetId, ...stack.assetIds];
 }
 
-/** Records an asset's new `updatedAt` where the library knows it; others are remembered seen. */
-function setUpdatedAt(library: CachedLibrary, id: string, updatedAt: number): void {
-  const entry = library.assets.get(id);
-  if (entry !== undefined) {
-    library.assets.set(id, { ...entry, updatedAt });
-    return;
-  }
-  if (updatedAt < 0) library.seen.delete(id);
-  else library.seen.set(id, updatedAt);
+/**
+ * A stack in the library's form.
+ *
+ * @param stack The stack as the client read it.
+ * @param ref The row of an asset id, or the id when the library has no row for it.
+ * @returns The compact stack.
+ */
+export function compactStack(stack: Stack, ref: (id: string) => Ref): CompactStack {
+  return {
+    id: stack.id,
+    primary: ref(stack.primaryAssetId),
+    members: stack.assetIds.map(ref),
+    archived: (stack.archivedAssetIds ?? []).map(ref),
+  };
 }
 
 /**
- * The assets grouping reads, with the ones Immich has in the trash and the count of invalid
- * ones, for planning the whole library.
+ * A stack in the planner's form.
+ *
+ * @param library The library, for the ids of rows.
+ * @param stack The compact stack.
+ * @returns The stack.
+ */
+export function expandStack(library: Library, stack: CompactStack): Stack {
+  const idOf = (member: Ref) => typeof member === "number" ? library.ids[member] : member;
+  return {
+    id: stack.id,
+    primaryAssetId: idOf(stack.primary),
+    assetIds: stack.members.map(idOf),
+    ...(stack.archived.length > 0 ? { archivedAssetIds: stack.archived.map(idOf) } : {}),
+  };
+}
+
+/**
+ * Why grouping left assets out, and how many were invalid, in the order a full pass counts
+ * them: invalid data, then the reasons as met by asset id.
  *
  * @param library The library.
- * @returns The valid assets, the trashed ones' ids, and why assets were left out, by reason.
+ * @returns Count by reason.
  */
-export function planningInputs(library: CachedLibrary): {
-  assets: Asset[];
-  trashed: Set<string>;
-  skippedAssets: Record<string, number>;
-} {
-  const assets: Asset[] = [];
-  const trashed = new Set<string>();
-  const skipped: { id: string; reason: SkipReason }[] = [];
+export function skippedCounts(library: Library): Record<string, number> {
   let invalid = 0;
-  for (const entry of library.assets.values()) {
-    if (entry.asset === undefined) {
-      invalid++;
-      continue;
-    }
-    assets.push(entry.asset);
-    if (entry.trashed) trashed.add(entry.id);
-    if (entry.skip !== undefined) skipped.push({ id: entry.id, reason: entry.skip });
-  }
-  // In the order a full pass counts them: invalid data, then reasons as met by asset id.
-  const skippedAssets: Record<string, number> = invalid > 0 ? { "invalid-data": invalid } : {};
-  for (const { reason } of skipped.sort((a, b) => compare(a.id, b.id))) {
-    skippedAssets[reason] = (skippedAssets[reason] ?? 0) + 1;
-  }
-  return { assets, trashed, skippedAssets };
+  for (const flags of library.flags) if (flags !== REMOVED && flags & INVALID) invalid++;
+  const skipped = [...library.skips].map(([row, reason]) => ({ id: library.ids[row], reason }))
+    .sort((a, b) => compare(a.id, b.id));
+  const counts: Record<string, number> = invalid > 0 ? { "invalid-data": invalid } : {};
+  for (const { reason } of skipped) counts[reason] = (counts[reason] ?? 0) + 1;
+  return counts;
+}
+
+/** Code-unit order, as grouping orders ids and keys. */
+export function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -22,17 +22,26 @@
  */
 import { join } from "node:path";
 import { z } from "zod";
-import type { Asset, Group, NeedsReplace, Stack } from "../model.ts";
-import type {
-  CachedAsset,
-  CachedLibrary,
-  CacheWrite,
-  Digest,
-  OtherAsset,
+import type { Asset, SkipReason, Stack } from "../model.ts";
+import {
+  bucketList,
+  type CacheWrite,
+  compactBuckets,
+  type CompactStack,
+  type Digest,
+  DigestBuilder,
+  emptyLibrary,
+  expandStack,
+  type Library,
+  type OtherAsset,
+  type Ref,
+  REMOVED,
+  type RowData,
 } from "../incremental/library.ts";
-import { applyWrite, DigestBuilder, emptyLibrary } from "../incremental/library.ts";
+import type { PlanEntries } from "../incremental/entries.ts";
 import { writeAll } from "../log.ts";
 import { exists, readLines } from "./_files.ts";
+import { type RecordedStack, recordStack } from "./journal.ts";
 
 /** The format name of cache headers. */
 export const CACHE_FORMAT = "stacksync-cache";
@@ -71,8 +80,8 @@ export interface CacheHeader {
   readonly recent: Digest & { readonly since: number };
   /** How many assets the last pass's writes moved: the search for changes finds them too. */
   readonly written: number;
-  /** The settings of the plan file when there is one (the last pass changed nothing). */
-  readonly plan?: Readonly<Record<string, string>>;
+  /** The last pass planned no write: with nothing changed since, its plan holds as it is. */
+  readonly steady: boolean;
   /** Sizes, for the log. */
   readonly sizes: { readonly assets: number; readonly stacks: number; readonly groups: number };
 }
@@ -95,7 +104,7 @@ const headerSchema = z.object({
   counts: z.array(z.number()),
   recent: digestSchema,
   written: z.number(),
-  plan: z.record(z.string(), z.string()).optional(),
+  steady: z.boolean(),
   sizes: z.object({ assets: z.number(), stacks: z.number(), groups: z.number() }),
 });
 
@@ -268,15 +277,11 @@ export function newGeneration(): string {
 
 // ---- the body ------------------------------------------------------------------------------
 
-const SECTIONS = {
-  assets: "#assets",
-  others: "#others",
-  stacks: "#stacks",
-  groups: "#groups",
-  seen: "#seen",
-  end: "#end",
-} as const;
-type Section = keyof typeof SECTIONS;
+const SECTIONS = ["#assets", "#others", "#stacks", "#groups", "#seen", "#end"] as const;
+/** The sections of a body, in order. */
+export type Section = typeof SECTIONS[number];
+/** The line of a row whose asset left the searches (its number stays taken). */
+const REMOVED_LINE = "-";
 
 /** Text fields may hold a tab or a newline: escaped with backslashes. */
 function escapeText(text: string): string {
@@ -297,45 +302,54 @@ function unescapeText(text: string): string {
     : text;
 }
 
-/** The fields of an asset beyond id, name and local time, kept as JSON when there are any. */
+/** The fields of a row beyond id, name and local time, kept as JSON when there are any. */
 interface Extra {
   readonly fields?: Record<string, unknown>;
   readonly size?: number;
-  readonly skip?: string;
+  readonly skip?: SkipReason;
   readonly invalid?: { readonly field: string; readonly message: string };
 }
 
 const CORE_FIELDS = new Set(["id", "originalFileName", "localDateTime", "fileSizeInByte"]);
 
-/** What a body holds, counted while it was written, for the header. */
-export interface BodySummary {
-  /** Per search: the assets (the user's and others') it finds. */
-  readonly counts: number[];
-  /** The known (id, `updatedAt`) pairs at or after the writer's `since`. */
-  readonly recent: Digest;
-  readonly sizes: { readonly assets: number; readonly stacks: number; readonly groups: number };
+/** One row's line: its content and the library's columns for it. */
+function rowLine(row: RowData): string {
+  const { asset } = row;
+  const extra: { -readonly [K in keyof Extra]: Extra[K] } = {};
+  if (asset !== undefined) {
+    const fields: Record<string, unknown> = {};
+    let any = false;
+    for (const [name, value] of Object.entries(asset)) {
+      if (CORE_FIELDS.has(name)) continue;
+      fields[name] = value;
+      any = true;
+    }
+    if (any) extra.fields = fields;
+    if (asset.fileSizeInByte !== undefined) extra.size = asset.fileSizeInByte;
+  }
+  if (row.skip !== undefined) extra.skip = row.skip;
+  if (row.invalid !== undefined) extra.invalid = row.invalid;
+  const json = Object.keys(extra).length === 0 ? "" : escapeText(JSON.stringify(extra));
+  return `${row.id}\t${escapeText(asset?.originalFileName ?? "")}\t${
+    escapeText(asset?.localDateTime ?? "")
+  }\t${row.updatedAt}\t${row.flags}\t${row.buckets.map((h) => h.toString(36)).join(",")}\t${json}`;
 }
 
 /**
- * Writes a body, section by section in chunks of about 64 KB, to a temporary file that
- * {@linkcode BodyWriter.finish} renames into place: no part of the library is held twice. It
- * counts what it writes for the header.
+ * Writes a body, section by section, through a buffer of about 1 MB, to a temporary file that
+ * {@linkcode BodyWriter.finish} renames into place: nothing of it is held twice.
  */
 export class BodyWriter {
   readonly #file: Deno.FsFile;
   readonly #path: string;
-  readonly #since: number;
-  readonly #counts: number[];
-  readonly #recent = new DigestBuilder();
-  readonly #sizes = { assets: 0, stacks: 0, groups: 0 };
-  #chunk = "";
-  #section: Section | undefined;
+  readonly #encoder = new TextEncoder();
+  #buffer = new Uint8Array(1 << 20);
+  #used = 0;
+  #section = -1;
 
-  private constructor(file: Deno.FsFile, path: string, scopes: number, since: number) {
+  private constructor(file: Deno.FsFile, path: string) {
     this.#file = file;
     this.#path = path;
-    this.#since = since;
-    this.#counts = new Array<number>(scopes).fill(0);
   }
 
   /**
@@ -343,102 +357,70 @@ export class BodyWriter {
    *
    * @param files The cache.
    * @param generation The generation it belongs to.
-   * @param scopes How many searches the pass makes.
-   * @param since The time from which the next search for changes looks.
    * @returns The writer.
    */
-  static async create(
-    files: CacheFiles,
-    generation: string,
-    scopes: number,
-    since: number,
-  ): Promise<BodyWriter> {
+  static async create(files: CacheFiles, generation: string): Promise<BodyWriter> {
     await Deno.mkdir(files.dir, { recursive: true });
     const path = filePath(files, generation, "body");
     const file = await Deno.open(`${path}.tmp`, { write: true, create: true, truncate: true });
-    const writer = new BodyWriter(file, path, scopes, since);
-    writer.#line(BODY_MAGIC);
+    const writer = new BodyWriter(file, path);
+    writer.#text(BODY_MAGIC);
     return writer;
   }
 
-  #count(id: string, updatedAt: number, scopes: number): void {
-    for (let i = 0; i < this.#counts.length; i++) if (scopes & 1 << i) this.#counts[i]++;
-    if (updatedAt >= this.#since) this.#recent.add(id, updatedAt);
-  }
-
-  /** One of the user's assets. */
-  asset(entry: CachedAsset): void {
-    this.#enter("assets");
-    this.#count(entry.id, entry.updatedAt, entry.scopes);
-    this.#sizes.assets++;
-    const { asset } = entry;
-    const extra: { -readonly [K in keyof Extra]: Extra[K] } = {};
-    if (asset !== undefined) {
-      const fields: Record<string, unknown> = {};
-      let any = false;
-      for (const [name, value] of Object.entries(asset)) {
-        if (CORE_FIELDS.has(name)) continue;
-        fields[name] = value;
-        any = true;
-      }
-      if (any) extra.fields = fields;
-      if (asset.fileSizeInByte !== undefined) extra.size = asset.fileSizeInByte;
-    }
-    if (entry.skip !== undefined) extra.skip = entry.skip;
-    if (entry.invalid !== undefined) extra.invalid = entry.invalid;
-    const meta = entry.scopes * 4 + (entry.archived ? 2 : 0) + (entry.trashed ? 1 : 0);
-    const json = Object.keys(extra).length === 0 ? "" : escapeText(JSON.stringify(extra));
-    this.#line(
-      `${entry.id}\t${escapeText(asset?.originalFileName ?? "")}\t${
-        escapeText(asset?.localDateTime ?? "")
-      }\t${entry.updatedAt}\t${meta}\t${entry.buckets.join(",")}\t${json}`,
-    );
+  /** The next row, in full. */
+  row(row: RowData): void {
+    this.#enter("#assets");
+    this.#text(row.flags === REMOVED ? REMOVED_LINE : rowLine(row));
   }
 
   /** Another user's asset. */
   other(id: string, other: OtherAsset): void {
-    this.#enter("others");
-    this.#count(id, other.updatedAt, other.scopes);
-    this.#line(`${id}\t${other.updatedAt}\t${other.scopes}`);
+    this.#enter("#others");
+    this.#text(`${id}\t${other.updatedAt}\t${other.scopes}`);
   }
 
-  /** A stack as listed. */
-  stack(stack: Stack): void {
-    this.#enter("stacks");
-    this.#sizes.stacks++;
-    this.#line(
-      `${stack.id}\t${stack.primaryAssetId}\t${stack.assetIds.join(",")}\t${
-        (stack.archivedAssetIds ?? []).join(",")
+  /**
+   * A stack, its members as rows where the library has them.
+   *
+   * @param stack The stack.
+   * @param idOf The asset id of a row that will be written as removed: such a member is
+   *   written by id.
+   */
+  stack(stack: CompactStack, idOf: (row: number) => string | undefined = () => undefined): void {
+    this.#enter("#stacks");
+    const text = (ref: Ref) => typeof ref === "number" ? idOf(ref) ?? String(ref) : ref;
+    this.#text(
+      `${stack.id}\t${text(stack.primary)}\t${stack.members.map(text).join(",")}\t${
+        stack.archived.map(text).join(",")
       }`,
     );
   }
 
-  /** A promoted group, parent first. */
-  group(group: Group): void {
-    this.#enter("groups");
-    this.#sizes.groups++;
-    this.#line(`${escapeText(group.key)}\t${group.assets.map((asset) => asset.id).join(",")}`);
+  /** A promoted group: its key and its rows, parent first. */
+  group(key: string, rows: readonly number[]): void {
+    this.#enter("#groups");
+    this.#text(`${escapeText(key)}\t${rows.join(",")}`);
   }
 
-  /** One of the user's assets no search finds, seen changed recently; older ones are dropped. */
+  /** One of the user's assets no search finds, seen changed recently. */
   seen(id: string, updatedAt: number): void {
-    if (updatedAt < this.#since) return;
-    this.#enter("seen");
-    this.#count(id, updatedAt, 0);
-    this.#line(`${id}\t${updatedAt}`);
+    this.#enter("#seen");
+    this.#text(`${id}\t${updatedAt}`);
   }
 
-  /**
-   * Ends the body: renamed into place.
-   *
-   * @returns What it holds.
-   */
-  async finish(): Promise<BodySummary> {
-    this.#enter("end");
+  /** A line of another body, copied as it is, in its section. */
+  copy(section: Section, line: Uint8Array): void {
+    this.#enter(section);
+    this.#bytes(line);
+  }
+
+  /** Ends the body: renamed into place. */
+  async finish(): Promise<void> {
+    this.#enter("#end");
     this.#flush();
     this.#file.close();
     await Deno.rename(`${this.#path}.tmp`, this.#path);
-    return { counts: this.#counts, recent: this.#recent.build(), sizes: this.#sizes };
   }
 
   /** Drops the unfinished body. */
@@ -448,147 +430,453 @@ export class BodyWriter {
   }
 
   #enter(section: Section): void {
-    if (this.#section === section) return;
-    const order = Object.keys(SECTIONS);
-    if (this.#section !== undefined && order.indexOf(section) < order.indexOf(this.#section)) {
-      throw new RangeError(`Cannot write the cache's ${section} after its ${this.#section}`);
+    const index = SECTIONS.indexOf(section);
+    if (index === this.#section) return;
+    if (index < this.#section) {
+      throw new RangeError(`Cannot write the cache's ${section} after ${SECTIONS[this.#section]}`);
     }
-    this.#section = section;
-    this.#line(SECTIONS[section]);
+    for (let next = this.#section + 1; next <= index; next++) this.#text(SECTIONS[next]);
+    this.#section = index;
   }
 
-  #line(text: string): void {
-    this.#chunk += `${text}\n`;
-    if (this.#chunk.length >= 65536) this.#flush();
+  #text(line: string): void {
+    // A line takes at most 3 bytes per UTF-16 unit, plus its newline.
+    if (this.#used + line.length * 3 + 1 > this.#buffer.length) {
+      this.#flush();
+      if (line.length * 3 + 1 > this.#buffer.length) {
+        this.#buffer = new Uint8Array(line.length * 3 + 1);
+      }
+    }
+    this.#used += this.#encoder.encodeInto(line, this.#buffer.subarray(this.#used)).written;
+    this.#buffer[this.#used++] = NEWLINE;
+  }
+
+  #bytes(line: Uint8Array): void {
+    if (this.#used + line.length + 1 > this.#buffer.length) this.#flush();
+    if (line.length + 1 > this.#buffer.length) {
+      writeAll(this.#file, line);
+      writeAll(this.#file, LF);
+      return;
+    }
+    this.#buffer.set(line, this.#used);
+    this.#used += line.length;
+    this.#buffer[this.#used++] = NEWLINE;
   }
 
   #flush(): void {
-    writeAll(this.#file, this.#chunk);
-    this.#chunk = "";
+    writeAll(this.#file, this.#buffer.subarray(0, this.#used));
+    this.#used = 0;
   }
 }
 
-/** Splits a comma list of ids; an empty field is no id. */
-function idList(text: string): string[] {
-  return text === "" ? [] : text.split(",");
+const NEWLINE = 0x0a;
+const TAB = 0x09;
+const LF = new Uint8Array([NEWLINE]);
+const decoder = new TextDecoder();
+
+/**
+ * Calls `line` for each line of a body after its first, with its section and its number in the
+ * section, reading the file in chunks of 1 MB; the line's bytes are only valid during the call.
+ * Strings made from them are copies (a slice of one big text would keep all of it).
+ *
+ * @throws {SyntaxError} When the file is not a body, or ends before `#end`.
+ */
+async function scanBody(
+  path: string,
+  line: (section: Section, index: number, bytes: Uint8Array) => void,
+): Promise<void> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    const lines = bodyLines(path, line);
+    let buffer = new Uint8Array(1 << 20);
+    let kept = 0;
+    for (;;) {
+      if (kept === buffer.length) {
+        const bigger = new Uint8Array(buffer.length * 2);
+        bigger.set(buffer);
+        buffer = bigger;
+      }
+      const read = await file.read(buffer.subarray(kept));
+      if (read === null) break;
+      kept = lines.feed(buffer, kept + read);
+    }
+    lines.end();
+  } finally {
+    file.close();
+  }
+}
+
+/** {@linkcode scanBody} reading synchronously, for the journal, which writes synchronously. */
+function scanBodySync(
+  path: string,
+  line: (section: Section, index: number, bytes: Uint8Array) => void,
+): void {
+  const file = Deno.openSync(path, { read: true });
+  try {
+    const lines = bodyLines(path, line);
+    let buffer = new Uint8Array(1 << 20);
+    let kept = 0;
+    for (;;) {
+      if (kept === buffer.length) {
+        const bigger = new Uint8Array(buffer.length * 2);
+        bigger.set(buffer);
+        buffer = bigger;
+      }
+      const read = file.readSync(buffer.subarray(kept));
+      if (read === null) break;
+      kept = lines.feed(buffer, kept + read);
+    }
+    lines.end();
+  } finally {
+    file.close();
+  }
+}
+
+/** Splits chunks into lines and tracks sections; shared by both scans. */
+function bodyLines(
+  path: string,
+  line: (section: Section, index: number, bytes: Uint8Array) => void,
+) {
+  const broken = (what: string) => new SyntaxError(`Cannot read the cache ${path}: ${what}`);
+  let first = true;
+  let section: Section | undefined;
+  let index = 0;
+  let ended = false;
+  return {
+    /** Handles the complete lines of `buffer[0, length)`, moves the rest to the front. */
+    feed(buffer: Uint8Array, length: number): number {
+      let start = 0;
+      for (;;) {
+        const at = buffer.subarray(start, length).indexOf(NEWLINE);
+        if (at < 0) break;
+        const bytes = buffer.subarray(start, start + at);
+        start += at + 1;
+        if (ended) continue;
+        if (first) {
+          if (decoder.decode(bytes) !== BODY_MAGIC) throw broken("it is not a cache body");
+          first = false;
+        } else if (bytes[0] === 0x23 /* # */ && bytes.indexOf(TAB) < 0) {
+          const name = decoder.decode(bytes) as Section;
+          if (!SECTIONS.includes(name)) throw broken(`unknown section ${name}`);
+          section = name;
+          index = 0;
+          ended = name === "#end";
+        } else {
+          if (section === undefined) throw broken("a line comes before any section");
+          line(section, index++, bytes);
+        }
+      }
+      buffer.copyWithin(0, start, length);
+      return length - start;
+    },
+    end(): void {
+      if (!ended) throw broken("it ends early");
+    },
+  };
+}
+
+/** The tab-separated fields of a line, as byte ranges. */
+function fieldsOf(bytes: Uint8Array, count: number): number[] {
+  const bounds = [0];
+  for (let from = 0; bounds.length < count;) {
+    const tab = bytes.indexOf(TAB, from);
+    if (tab < 0) break;
+    bounds.push(tab + 1);
+    from = tab + 1;
+  }
+  return bounds;
+}
+
+function textAt(bytes: Uint8Array, bounds: number[], field: number): string {
+  const end = field + 1 < bounds.length ? bounds[field + 1] - 1 : bytes.length;
+  return decoder.decode(bytes.subarray(bounds[field], end));
+}
+
+function numberAt(bytes: Uint8Array, bounds: number[], field: number): number {
+  return Number(textAt(bytes, bounds, field));
+}
+
+function refsOf(text: string): Ref[] {
+  return text === "" ? [] : text.split(",").map((item) => /^\d+$/.test(item) ? Number(item) : item);
+}
+
+function rowsOf(text: string): number[] {
+  return text === "" ? [] : text.split(",").map(Number);
+}
+
+function hashesOf(text: string): number | readonly number[] {
+  return compactBuckets(text === "" ? [] : text.split(",").map((h) => parseInt(h, 36)));
+}
+
+/** What a cache holds: its compact library, and the writes of the pass that left it. */
+export interface CacheRead {
+  readonly library: Library;
+  readonly writes: readonly CacheWrite[];
 }
 
 /**
- * Reads a cache's library: its body, then the writes of its delta.
+ * Reads a cache's library without the names and times of its assets (see
+ * {@linkcode readRows}), and the writes of its delta.
  *
  * @param files The cache.
  * @param header Its header.
- * @returns The library.
+ * @returns The library and the writes to apply to it.
  * @throws {SyntaxError} When a file is damaged; the caller then runs a full pass.
  */
-export async function readLibrary(files: CacheFiles, header: CacheHeader): Promise<CachedLibrary> {
-  const text = await Deno.readTextFile(filePath(files, header.generation, "body"));
-  const library = parseBody(text, filePath(files, header.generation, "body"));
-  if (header.deltaLines > 0) {
-    let lines = 0;
-    for await (const { line } of readLines(filePath(files, header.generation, "delta"))) {
-      if (lines++ >= header.deltaLines) break;
-      applyWrite(library, parseWrite(line));
-    }
-    if (lines < header.deltaLines) {
-      throw new SyntaxError(`Cannot read the cache's writes: ${lines} of ${header.deltaLines}`);
-    }
-  }
-  return library;
-}
-
-function parseBody(text: string, path: string): CachedLibrary {
+export async function readCache(files: CacheFiles, header: CacheHeader): Promise<CacheRead> {
   const library = emptyLibrary();
-  const broken = (what: string) => new SyntaxError(`Cannot read the cache ${path}: ${what}`);
-  let at = text.indexOf("\n");
-  if (at < 0 || text.slice(0, at) !== BODY_MAGIC) throw broken("it is not a cache body");
-  let section = "";
-  let ended = false;
-  const groupLines: [string, string][] = [];
-  for (let start = at + 1; start < text.length; start = at + 1) {
-    at = text.indexOf("\n", start);
-    if (at < 0) throw broken("it ends early");
-    const tab = text.indexOf("\t", start);
-    if (tab < 0 || tab > at) {
-      section = text.slice(start, at);
-      if (section === SECTIONS.end) {
-        ended = true;
-        break;
-      }
-      continue;
-    }
+  const path = filePath(files, header.generation, "body");
+  await scanBody(path, (section, index, bytes) => {
     switch (section) {
-      case SECTIONS.assets:
-        parseAsset(text, start, at, library);
-        break;
-      case SECTIONS.others: {
-        const [id, updatedAt, scopes] = text.slice(start, at).split("\t");
-        library.others.set(id, { updatedAt: Number(updatedAt), scopes: Number(scopes) });
-        break;
+      case "#assets": {
+        if (bytes.length === 1 && bytes[0] === 0x2d /* - */) {
+          library.ids.push("");
+          library.updatedAt.push(-1);
+          library.flags.push(REMOVED);
+          library.buckets.push([]);
+          return;
+        }
+        const bounds = fieldsOf(bytes, 7);
+        library.ids.push(textAt(bytes, bounds, 0));
+        library.updatedAt.push(numberAt(bytes, bounds, 3));
+        library.flags.push(numberAt(bytes, bounds, 4));
+        library.buckets.push(hashesOf(textAt(bytes, bounds, 5)));
+        if (bounds.length === 7 && bounds[6] < bytes.length) {
+          const extra: Extra = JSON.parse(unescapeText(textAt(bytes, bounds, 6)));
+          if (extra.skip !== undefined) library.skips.set(index, extra.skip);
+        }
+        return;
       }
-      case SECTIONS.stacks: {
-        const [id, primaryAssetId, members, archived] = text.slice(start, at).split("\t");
-        const archivedAssetIds = idList(archived ?? "");
+      case "#others": {
+        const bounds = fieldsOf(bytes, 3);
+        library.others.set(textAt(bytes, bounds, 0), {
+          updatedAt: numberAt(bytes, bounds, 1),
+          scopes: numberAt(bytes, bounds, 2),
+        });
+        return;
+      }
+      case "#stacks": {
+        const bounds = fieldsOf(bytes, 4);
+        const id = textAt(bytes, bounds, 0);
+        const [primary] = refsOf(textAt(bytes, bounds, 1));
         library.stacks.set(id, {
           id,
-          primaryAssetId,
-          assetIds: idList(members),
-          ...(archivedAssetIds.length > 0 ? { archivedAssetIds } : {}),
+          primary,
+          members: refsOf(textAt(bytes, bounds, 2)),
+          archived: refsOf(textAt(bytes, bounds, 3)),
         });
-        break;
+        return;
       }
-      case SECTIONS.groups:
-        groupLines.push([text.slice(start, tab), text.slice(tab + 1, at)]);
-        break;
-      case SECTIONS.seen:
-        library.seen.set(text.slice(start, tab), Number(text.slice(tab + 1, at)));
-        break;
-      default:
-        throw broken(`unknown section ${section}`);
+      case "#groups": {
+        const bounds = fieldsOf(bytes, 2);
+        library.groups.push(rowsOf(textAt(bytes, bounds, 1)));
+        return;
+      }
+      case "#seen": {
+        const bounds = fieldsOf(bytes, 2);
+        library.seen.set(textAt(bytes, bounds, 0), numberAt(bytes, bounds, 1));
+        return;
+      }
+    }
+  });
+  const writes: CacheWrite[] = [];
+  if (header.deltaLines > 0) {
+    for await (const { line } of readLines(filePath(files, header.generation, "delta"))) {
+      if (writes.length >= header.deltaLines) break;
+      writes.push(parseWrite(line));
+    }
+    if (writes.length < header.deltaLines) {
+      throw new SyntaxError(
+        `Cannot read the cache's writes: ${writes.length} of ${header.deltaLines}`,
+      );
     }
   }
-  if (!ended) throw broken("it ends early");
-  for (const [key, members] of groupLines) {
-    const assets: Asset[] = [];
-    for (const id of idList(members)) {
-      const asset = library.assets.get(id)?.asset;
-      if (asset === undefined) throw broken(`a group holds an unknown asset ${id}`);
-      assets.push(asset);
-    }
-    library.groups.push({ key: unescapeText(key), assets });
-  }
-  return library;
+  return { library, writes };
 }
 
-function parseAsset(text: string, start: number, end: number, library: CachedLibrary): void {
-  const fields: string[] = [];
-  for (let from = start; fields.length < 6;) {
-    const tab = text.indexOf("\t", from);
-    fields.push(text.slice(from, tab));
-    from = tab + 1;
-    if (fields.length === 6) fields.push(text.slice(from, end));
-  }
-  const [id, name, local, updatedAt, metaText, buckets, json] = fields;
-  const meta = Number(metaText);
-  const extra: Extra = json === "" ? {} : JSON.parse(unescapeText(json));
-  const asset = extra.invalid !== undefined ? undefined : {
-    id,
-    originalFileName: unescapeText(name),
-    localDateTime: unescapeText(local),
-    ...extra.fields,
-    ...(extra.size === undefined ? {} : { fileSizeInByte: extra.size }),
-  } as Asset;
-  library.assets.set(id, {
-    id,
-    ...(asset === undefined ? {} : { asset }),
-    ...(extra.invalid === undefined ? {} : { invalid: extra.invalid }),
-    updatedAt: Number(updatedAt),
-    scopes: Math.floor(meta / 4),
-    archived: (meta & 2) !== 0,
-    trashed: (meta & 1) !== 0,
-    buckets: idList(buckets),
-    ...(extra.skip === undefined ? {} : { skip: extra.skip as CachedAsset["skip"] }),
+/** The content of a row: what the compact library leaves out. */
+export interface RowContent {
+  readonly asset?: Asset;
+  readonly invalid?: { readonly field: string; readonly message: string };
+}
+
+/**
+ * Reads in full the rows and the group keys an incremental pass regroups or plans.
+ *
+ * @param files The cache.
+ * @param header Its header.
+ * @param rows The rows wanted.
+ * @param groups The groups wanted, by their place in the cache.
+ * @returns Their contents, and the groups' keys.
+ */
+export async function readRows(
+  files: CacheFiles,
+  header: CacheHeader,
+  rows: ReadonlySet<number>,
+  groups: ReadonlySet<number>,
+): Promise<{ rows: Map<number, RowContent>; keys: Map<number, string> }> {
+  const contents = new Map<number, RowContent>();
+  const keys = new Map<number, string>();
+  await scanBody(filePath(files, header.generation, "body"), (section, index, bytes) => {
+    if (section === "#assets" && rows.has(index) && bytes.length > 1) {
+      contents.set(index, contentOf(bytes));
+    } else if (section === "#groups" && groups.has(index)) {
+      keys.set(index, unescapeText(textAt(bytes, fieldsOf(bytes, 2), 0)));
+    }
   });
+  return { rows: contents, keys };
+}
+
+function contentOf(bytes: Uint8Array): RowContent {
+  const bounds = fieldsOf(bytes, 7);
+  const json = bounds.length === 7 && bounds[6] < bytes.length ? textAt(bytes, bounds, 6) : "";
+  const extra: Extra = json === "" ? {} : JSON.parse(unescapeText(json));
+  if (extra.invalid !== undefined) return { invalid: extra.invalid };
+  return {
+    asset: {
+      id: textAt(bytes, bounds, 0),
+      originalFileName: unescapeText(textAt(bytes, bounds, 1)),
+      localDateTime: unescapeText(textAt(bytes, bounds, 2)),
+      ...extra.fields,
+      ...(extra.size === undefined ? {} : { fileSizeInByte: extra.size }),
+    } as Asset,
+  };
+}
+
+/** How {@linkcode rewriteBody} changes a body. */
+export interface BodyEdits {
+  /** Rows written in full (changed, new, regrouped, moved by a write); others are copied. */
+  readonly rows: ReadonlyMap<number, RowContent>;
+  /** Groups of the old body that are gone, by their place. */
+  readonly droppedGroups: ReadonlySet<number>;
+  /** New groups, appended. */
+  readonly newGroups: readonly { readonly key: string; readonly rows: readonly number[] }[];
+}
+
+/**
+ * Writes the body of a new generation from the old one and the library: unchanged rows and
+ * groups are copied as bytes, the rest written from the library; the stacks, others and seen
+ * assets come from the library.
+ *
+ * @param files The cache.
+ * @param header The header of the old body.
+ * @param generation The new generation.
+ * @param library The library now.
+ * @param edits What changed beyond the library's columns.
+ */
+export async function rewriteBody(
+  files: CacheFiles,
+  header: CacheHeader,
+  generation: string,
+  library: Library,
+  edits: BodyEdits,
+): Promise<void> {
+  const body = await BodyWriter.create(files, generation);
+  try {
+    const full = (row: number) => {
+      const content = edits.rows.get(row);
+      if (content === undefined) throw new RangeError(`Cannot write row ${row} of the cache`);
+      body.row(rowData(library, row, content));
+    };
+    let rows = 0;
+    const removedId = (row: number) =>
+      library.flags[row] === REMOVED ? library.ids[row] : undefined;
+    // The rows, then others and stacks from the library, then the groups kept and new ones.
+    let middle = false;
+    const writeMiddle = () => {
+      if (middle) return;
+      middle = true;
+      for (let row = rows; row < library.ids.length; row++) {
+        if (library.flags[row] === REMOVED) body.row(REMOVED_ROW);
+        else full(row);
+      }
+      for (const [id, other] of library.others) body.other(id, other);
+      for (const stack of library.stacks.values()) body.stack(stack, removedId);
+    };
+    await scanBody(filePath(files, header.generation, "body"), (section, index, bytes) => {
+      if (section === "#assets") {
+        rows++;
+        if (library.flags[index] === REMOVED) body.row(REMOVED_ROW);
+        else if (edits.rows.has(index)) full(index);
+        else body.copy("#assets", bytes);
+      } else if (section === "#groups" && !edits.droppedGroups.has(index)) {
+        writeMiddle();
+        body.copy("#groups", bytes);
+      }
+    });
+    writeMiddle();
+    for (const group of edits.newGroups) body.group(group.key, group.rows);
+    for (const [id, updatedAt] of library.seen) body.seen(id, updatedAt);
+    await body.finish();
+  } catch (error) {
+    await body.abandon();
+    throw error;
+  }
+}
+
+const REMOVED_ROW: RowData = { id: "", updatedAt: -1, flags: REMOVED, buckets: [] };
+
+/**
+ * A row in full: its content with the library's columns.
+ *
+ * @param library The library.
+ * @param row The row.
+ * @param content Its asset (or why it is invalid).
+ * @returns The row.
+ */
+export function rowData(library: Library, row: number, content: RowContent): RowData {
+  const skip = library.skips.get(row);
+  return {
+    id: library.ids[row],
+    ...content,
+    updatedAt: library.updatedAt[row],
+    flags: library.flags[row],
+    buckets: bucketList(library.buckets[row]),
+    ...(skip === undefined ? {} : { skip }),
+  };
+}
+
+/**
+ * The stacks of a generation's body with their members' file names, as a journal records them:
+ * read synchronously when the journal opens, the body's rows once for the names.
+ *
+ * @param files The cache.
+ * @param generation The generation.
+ * @param library The library the body was written from (its stacks are the body's).
+ * @param marks Members to mark as Immich does not list them (trashed, hidden).
+ * @returns The records.
+ */
+export function* stackRecords(
+  files: CacheFiles,
+  generation: string,
+  library: Library,
+  marks: { readonly trashed: ReadonlySet<string>; readonly unlisted: ReadonlySet<string> },
+): Generator<RecordedStack> {
+  const wanted = new Set<number>();
+  for (const stack of library.stacks.values()) {
+    for (const ref of [stack.primary, ...stack.members]) {
+      if (typeof ref === "number") wanted.add(ref);
+    }
+  }
+  const names: string[] = [];
+  scanBodySync(filePath(files, generation, "body"), (section, index, bytes) => {
+    if (section !== "#assets" || !wanted.has(index) || bytes.length <= 1) return;
+    const bounds = fieldsOf(bytes, 3);
+    const name = unescapeText(textAt(bytes, bounds, 1));
+    if (name !== "") names[index] = name;
+  });
+  wanted.clear();
+  for (const compact of library.stacks.values()) {
+    const stack = expandStack(library, compact);
+    const refs = [compact.primary, ...compact.members];
+    const fileNames = new Map<string, string>();
+    for (const ref of refs) {
+      if (typeof ref === "number" && names[ref] !== undefined) {
+        fileNames.set(library.ids[ref], names[ref]);
+      }
+    }
+    yield recordStack(stack, { fileNames, ...marks });
+  }
 }
 
 // ---- the delta -----------------------------------------------------------------------------
@@ -693,12 +981,11 @@ function stackRecord(stack: Stack) {
   };
 }
 
-// ---- the plan of a pass that changed nothing ------------------------------------------------
+// ---- the plan -----------------------------------------------------------------------------
 
-/** What a pass that changed nothing planned: the next one reuses it when nothing changed. */
-export interface SteadyPlan {
-  readonly inSync: readonly { readonly stackId: string; readonly groupKey: string }[];
-  readonly needsReplace: readonly NeedsReplace[];
+/** What a pass planned that is no action, for the next pass to keep where nothing changed. */
+export interface StoredPlan {
+  readonly entries: PlanEntries;
   readonly skippedAssets: Readonly<Record<string, number>>;
 }
 
@@ -707,12 +994,12 @@ export interface SteadyPlan {
  *
  * @param files The cache.
  * @param generation The generation.
- * @param plan The plan.
+ * @param plan The plan's entries.
  */
-export async function writeSteadyPlan(
+export async function writeStoredPlan(
   files: CacheFiles,
   generation: string,
-  plan: SteadyPlan,
+  plan: StoredPlan,
 ): Promise<void> {
   await Deno.mkdir(files.dir, { recursive: true });
   const path = filePath(files, generation, "plan.json");
@@ -727,13 +1014,13 @@ export async function writeSteadyPlan(
  * @param generation The generation.
  * @returns The plan, or undefined when there is none.
  */
-export async function readSteadyPlan(
+export async function readStoredPlan(
   files: CacheFiles,
   generation: string,
-): Promise<SteadyPlan | undefined> {
+): Promise<StoredPlan | undefined> {
   const path = filePath(files, generation, "plan.json");
   if (!(await exists(path))) return undefined;
-  return JSON.parse(await Deno.readTextFile(path)) as SteadyPlan;
+  return JSON.parse(await Deno.readTextFile(path)) as StoredPlan;
 }
 
 function reasonOf(error: unknown): string {

@@ -241,6 +241,11 @@ export interface StacksAsRead {
   readonly trashed?: ReadonlySet<string>;
   /** Members `GET /stacks` does not list (trashed or hidden) that the run looked up. */
   readonly unlisted?: ReadonlySet<string>;
+  /**
+   * Every stack as recorded, read when the journal opens, in place of `stacks`: an incremental
+   * pass holds only the stacks it plans, and reads the others from its cache only if it writes.
+   */
+  readonly records?: () => Iterable<RecordedStack>;
 }
 
 /** Where a user's journal goes and what it starts with. */
@@ -408,25 +413,22 @@ export class UserJournal {
 
   /** The stacks as read, one record each, written in chunks of about 64 KB. */
   #writeStacks(): void {
-    const { stacks, ...members } = this.#stacks!;
+    const { stacks, records, ...members } = this.#stacks!;
     this.#stacks = undefined;
     let chunk = "";
-    for (const stack of stacks) {
-      chunk += `${JSON.stringify({ type: "stack", ...recordStack(stack, members) })}\n`;
+    let count = 0;
+    const recorded = records?.() ?? (function* () {
+      for (const stack of stacks) yield recordStack(stack, members);
+    })();
+    for (const record of recorded) {
+      count++;
+      chunk += `${JSON.stringify({ type: "stack", ...record })}\n`;
       if (chunk.length >= 65536) {
         writeAll(this.#file!, chunk);
         chunk = "";
       }
     }
-    writeAll(
-      this.#file!,
-      `${chunk}${
-        JSON.stringify({
-          type: "stacks-end",
-          count: stacks.length,
-        })
-      }\n`,
-    );
+    writeAll(this.#file!, `${chunk}${JSON.stringify({ type: "stacks-end", count })}\n`);
   }
 
   #failure(error: unknown): JournalError {

@@ -1,0 +1,119 @@
+/**
+ * The parts of a plan an incremental pass reuses: its in-sync and needs-replace entries, each
+ * with the place of its group in grouping's order, so that the entries of the part planned again
+ * can be put among them exactly where a full pass puts them. Pure.
+ *
+ * @module
+ */
+import type { Group, InSyncStack, NeedsReplace, Plan, Stack } from "../model.ts";
+import { compare } from "./library.ts";
+
+/** An entry with its group's place: grouping orders groups by key, then by smallest asset id. */
+export interface Placed {
+  readonly key: string;
+  readonly first: string;
+}
+
+/** The entries of a plan that are no action, placed. */
+export interface PlanEntries {
+  readonly inSync: readonly (InSyncStack & Placed)[];
+  readonly needsReplace: readonly (NeedsReplace & Placed)[];
+  /**
+   * Stacks whose plan used what the search of the trash and of hidden assets found (members
+   * Immich does not list, stacks that may hide one): that can change with no listed member
+   * changing, so the next incremental pass plans them again.
+   */
+  readonly volatile: readonly string[];
+}
+
+function smallestId(group: Group): string {
+  let smallest = group.assets[0].id;
+  for (const asset of group.assets) if (asset.id < smallest) smallest = asset.id;
+  return smallest;
+}
+
+/**
+ * The in-sync and needs-replace entries of a plan, each with the place of its group.
+ *
+ * @param plan The plan.
+ * @param groups The groups it was planned from.
+ * @param stacks The stacks it was planned from, by id (to tell apart groups of one key).
+ * @param volatile The stacks whose plan used the search of the trash and of hidden assets.
+ * @returns The entries.
+ */
+export function placeEntries(
+  plan: Pick<Plan, "inSync" | "needsReplace">,
+  groups: readonly Group[],
+  stacks: ReadonlyMap<string, Stack>,
+  volatile: Iterable<string>,
+): PlanEntries {
+  const byKey = new Map<string, Group[]>();
+  for (const group of groups) {
+    const same = byKey.get(group.key);
+    if (same === undefined) byKey.set(group.key, [group]);
+    else same.push(group);
+  }
+  const place = (key: string, assetIds: readonly string[]): Placed => {
+    const candidates = byKey.get(key) ?? [];
+    const group = candidates.length <= 1
+      ? candidates[0]
+      : candidates.find((candidate) =>
+        candidate.assets.some((asset) => assetIds.includes(asset.id))
+      );
+    return { key, first: group === undefined ? "" : smallestId(group) };
+  };
+  return {
+    inSync: plan.inSync.map((entry) => ({
+      ...entry,
+      ...place(entry.groupKey, stacks.get(entry.stackId)?.assetIds ?? []),
+    })),
+    needsReplace: plan.needsReplace.map((entry) => ({
+      ...entry,
+      ...place(entry.context.groupKey ?? "", entry.assetIds),
+    })),
+    volatile: [...volatile],
+  };
+}
+
+function byPlace(a: Placed, b: Placed): number {
+  return compare(a.key, b.key) || compare(a.first, b.first);
+}
+
+/**
+ * The plan of the whole library from the plan of the dirty region and the entries of the last
+ * plan outside it: the region's actions (nothing outside it acts: the last pass applied all it
+ * planned, and nothing there changed since), and the in-sync and needs-replace entries of both
+ * in grouping's order.
+ *
+ * @param region The region's plan.
+ * @param placed The region's entries, placed ({@linkcode placeEntries}).
+ * @param kept The last plan's entries.
+ * @param dirty The region's stacks and assets: the last plan's entries that touch them go.
+ * @returns The plan, and its entries placed for the next pass.
+ */
+export function mergeEntries(
+  region: Plan,
+  placed: PlanEntries,
+  kept: PlanEntries,
+  dirty: { readonly stacks: ReadonlySet<string>; readonly assets: ReadonlySet<string> },
+): { plan: Plan; entries: PlanEntries } {
+  const inSync = [
+    ...kept.inSync.filter((entry) => !dirty.stacks.has(entry.stackId)),
+    ...placed.inSync,
+  ].sort(byPlace);
+  const needsReplace = [
+    ...kept.needsReplace.filter((entry) =>
+      !entry.stackIds.some((id) => dirty.stacks.has(id)) &&
+      !entry.assetIds.some((id) => dirty.assets.has(id))
+    ),
+    ...placed.needsReplace,
+  ].sort(byPlace);
+  return {
+    plan: {
+      actions: region.actions,
+      inSync: inSync.map(({ stackId, groupKey }) => ({ stackId, groupKey })),
+      needsReplace: needsReplace.map(({ key: _key, first: _first, ...entry }) => entry),
+    },
+    entries: { inSync, needsReplace, volatile: placed.volatile },
+  };
+}
