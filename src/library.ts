@@ -673,7 +673,7 @@ async function incrementalRead(
   }
   const { library } = read;
   const written = applyWrites(library, read.writes);
-  const merged = mergeChanges(library, changes);
+  const merged = mergeChanges(library, changes, header.watermark);
   const tooMany = tooManyChanges(merged.changed.length, max);
   if (tooMany !== undefined) return tooMany;
   const scopes = searchScopes(filter);

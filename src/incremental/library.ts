@@ -280,16 +280,32 @@ export interface MergedChanges {
 /**
  * Tells which changes the cache does not know yet, without changing anything.
  *
+ * An asset no search of the pass finds, unknown to the cache, changed before the last pass
+ * started and in no cached stack is not a change: the last pass read the library after it, and
+ * found it in none of its searches. The overlap of the search for changes finds such assets again
+ * (the trash, hidden assets, videos), and reading their stacks would cost a request each.
+ *
  * @param library The library.
  * @param changes The assets the search for changes found.
  * @param rows Row by asset id (from {@linkcode findRows}).
+ * @param before When the last pass started, ms since the epoch.
  * @returns The user's assets among them that really changed.
  */
 export function newChanges(
   library: Library,
   changes: readonly AssetChange[],
   rows: ReadonlyMap<string, number>,
+  before: number,
 ): AssetChange[] {
+  let stacked: Set<string> | undefined;
+  const inStack = (id: string) => {
+    stacked ??= new Set(
+      [...library.stacks.values()].flatMap((stack) =>
+        [stack.primary, ...stack.members].filter((ref) => typeof ref === "string")
+      ),
+    );
+    return stacked.has(id);
+  };
   return changes.filter((change) => {
     if (!change.own) return false;
     const row = rows.get(change.id);
@@ -297,7 +313,10 @@ export function newChanges(
       return library.updatedAt[row] !== change.updatedAt ||
         library.flags[row] !== flagsOf(change.scopes, { ...change, invalid: !change.asset });
     }
-    return change.scopes !== 0 || library.seen.get(change.id) !== change.updatedAt;
+    if (change.scopes !== 0) return true;
+    const seen = library.seen.get(change.id);
+    if (seen !== undefined) return seen !== change.updatedAt;
+    return change.updatedAt >= before || inStack(change.id);
   });
 }
 
@@ -309,13 +328,24 @@ export function newChanges(
  *
  * @param library The library, changed in place.
  * @param changes The assets the search for changes found, each once.
+ * @param before When the last pass started, ms since the epoch (see {@linkcode newChanges}).
  * @returns What changed.
  */
-export function mergeChanges(library: Library, changes: readonly AssetChange[]): MergedChanges {
+export function mergeChanges(
+  library: Library,
+  changes: readonly AssetChange[],
+  before: number,
+): MergedChanges {
   const found = findRows(library, new Set(changes.filter((c) => c.own).map((c) => c.id)));
-  const changed = newChanges(library, changes, found);
+  const changed = newChanges(library, changes, found, before);
   for (const change of changes) {
-    if (change.own) continue;
+    if (change.own) {
+      // Known from now on, so that the next search for changes finds what it expects.
+      if (change.scopes === 0 && !found.has(change.id)) {
+        library.seen.set(change.id, change.updatedAt);
+      }
+      continue;
+    }
     if (change.scopes === 0) library.others.delete(change.id);
     else library.others.set(change.id, { updatedAt: change.updatedAt, scopes: change.scopes });
   }
@@ -483,40 +513,66 @@ export function applyWrites(
     } else if (updatedAt < 0) library.seen.delete(member);
     else library.seen.set(member, updatedAt);
   };
+  // The stacks holding each asset the writes name, kept up to date as they apply: one scan of
+  // the stacks, however many writes.
+  const holders = new Map<string, Set<string>>();
+  const index = (stack: CompactStack, add: boolean) => {
+    for (const member of [stack.primary, ...stack.members]) {
+      const id = idOf(member);
+      if (!ids.has(id)) continue;
+      let set = holders.get(id);
+      if (set === undefined) holders.set(id, set = new Set());
+      if (add) set.add(stack.id);
+      else set.delete(stack.id);
+    }
+  };
+  for (const stack of library.stacks.values()) index(stack, true);
+  const put = (stack: CompactStack) => {
+    const old = library.stacks.get(stack.id);
+    if (old !== undefined) index(old, false);
+    library.stacks.set(stack.id, stack);
+    index(stack, true);
+  };
+  const remove = (stack: CompactStack) => {
+    index(stack, false);
+    library.stacks.delete(stack.id);
+  };
   for (const write of writes) {
     if (write.op === "delete") {
       const stack = library.stacks.get(write.stackId);
       touched.stacks.add(write.stackId);
       if (stack === undefined) continue;
-      library.stacks.delete(stack.id);
+      remove(stack);
       for (const member of [stack.primary, ...stack.members]) setUpdatedAt(member, -1);
       continue;
     }
     const compact = compactStack(write.stack, ref);
     touched.stacks.add(compact.id);
     if (write.op === "update") {
-      library.stacks.set(compact.id, compact);
+      put(compact);
       continue;
     }
     // A cover Immich does not list (hidden, in the trash) is a member all the same.
     const listed = new Set(membersOf(write.stack));
-    for (const holder of [...library.stacks.values()]) {
+    const holding = new Set<string>();
+    for (const id of listed) for (const stackId of holders.get(id) ?? []) holding.add(stackId);
+    for (const holderId of holding) {
+      const holder = library.stacks.get(holderId)!;
       const members = [holder.primary, ...holder.members];
-      if (!members.some((member) => listed.has(idOf(member)))) continue;
       touched.stacks.add(holder.id);
       if (listed.has(idOf(holder.primary))) {
         // Merged into the new stack; members it left out (in the trash) moved too.
-        library.stacks.delete(holder.id);
+        remove(holder);
         for (const member of members) if (!listed.has(idOf(member))) setUpdatedAt(member, -1);
       } else {
-        library.stacks.set(holder.id, {
+        put({
           ...holder,
           members: holder.members.filter((member) => !listed.has(idOf(member))),
           archived: holder.archived.filter((member) => !listed.has(idOf(member))),
         });
       }
     }
-    library.stacks.set(compact.id, compact);
+    put(compact);
     for (const id of write.stack.assetIds) setUpdatedAt(ref(id), write.updatedAt.get(id) ?? -1);
   }
   return touched;
