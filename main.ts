@@ -17,8 +17,10 @@ import {
   SETTINGS,
 } from "./src/config.ts";
 import { setupLogging, writeAll } from "./src/log.ts";
+import { applyCommand } from "./src/commands/apply.ts";
 import { backupCommand } from "./src/commands/backup.ts";
 import type { Command, CommandOutcome, CommandWork } from "./src/commands/command.ts";
+import { planCommand } from "./src/commands/plan.ts";
 import { restoreCommand } from "./src/commands/restore.ts";
 import { runCommand } from "./src/commands/run.ts";
 import { runsCommand } from "./src/commands/runs.ts";
@@ -35,6 +37,8 @@ const COMMANDS: { readonly [N in CommandName]: Command } = {
   runs: runsCommand,
   backup: backupCommand,
   restore: restoreCommand,
+  plan: planCommand,
+  apply: applyCommand,
 };
 
 const STATUS: { readonly [O in CommandOutcome]: number } = {

@@ -81,6 +81,16 @@ function positiveWhole(unit = "") {
   });
 }
 
+/** A whole number of 0 or more. */
+const wholeNumber = z.string().transform((raw, ctx) => {
+  const text = raw.trim();
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    ctx.addIssue({ code: "custom", message: "must be a whole number of 0 or more" });
+    return z.NEVER;
+  }
+  return Number(text);
+});
+
 const httpUrl = z.string().transform((raw, ctx) => {
   const url = URL.parse(raw.trim());
   if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
@@ -170,6 +180,13 @@ export const COMMANDS = {
     summary: "Make the stacks match a backup file, with the fewest writes",
     operand: { name: "FILE", required: true },
   },
+  plan: {
+    summary: "Plan like a dry run and write the plan to a file, and a page of pictures to review",
+  },
+  apply: {
+    summary: "Carry out the actions of a plan file whose photos and stacks have not changed since",
+    operand: { name: "FILE", required: true },
+  },
 } as const satisfies Record<string, CommandDeclaration>;
 
 /** The name of a subcommand. */
@@ -180,10 +197,20 @@ const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];
 // Who reads what, named once so that a new subcommand joins a group instead of every setting.
 const EVERY_COMMAND: readonly CommandName[] = COMMAND_NAMES;
 /** The commands that talk to Immich. */
-const SERVER_COMMANDS: readonly CommandName[] = ["run", "undo", "backup", "restore"];
+const SERVER_COMMANDS: readonly CommandName[] = [
+  "run",
+  "undo",
+  "backup",
+  "restore",
+  "plan",
+  "apply",
+];
 /** The commands that write stacks, and so honour DRY_RUN and keep a journal. */
-const WRITING_COMMANDS: readonly CommandName[] = ["run", "undo", "restore"];
+const WRITING_COMMANDS: readonly CommandName[] = ["run", "undo", "restore", "apply"];
+/** The commands that group and plan: `apply` takes these settings from its plan file. */
+const PLANNING_COMMANDS: readonly CommandName[] = ["run", "plan"];
 const RUN_ONLY: readonly CommandName[] = ["run"];
+const PLAN_ONLY: readonly CommandName[] = ["plan"];
 
 /** One declared setting. */
 export interface SettingDeclaration<T> {
@@ -274,7 +301,7 @@ export const SETTINGS = {
   }),
   criteria: declare({
     env: "CRITERIA",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "criteria",
     default: DEFAULT_CRITERIA,
     schema: criteriaJson,
@@ -283,7 +310,7 @@ export const SETTINGS = {
   }),
   withArchived: declare({
     env: "WITH_ARCHIVED",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "with-archived",
     default: "false",
     schema: bool,
@@ -292,7 +319,7 @@ export const SETTINGS = {
   }),
   withDeleted: declare({
     env: "WITH_DELETED",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "with-deleted",
     default: "false",
     schema: bool,
@@ -301,7 +328,7 @@ export const SETTINGS = {
   }),
   includeVideos: declare({
     env: "INCLUDE_VIDEOS",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "include-videos",
     default: "false",
     schema: bool,
@@ -310,28 +337,28 @@ export const SETTINGS = {
   }),
   filterAlbumIds: declare({
     env: "FILTER_ALBUM_IDS",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "filter-album-ids",
     schema: list,
     help: "Only assets in these albums: comma-separated album ids or names",
   }),
   filterTakenAfter: declare({
     env: "FILTER_TAKEN_AFTER",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "filter-taken-after",
     schema: isoDate,
     help: "Only assets taken at or after this ISO 8601 date-time",
   }),
   filterTakenBefore: declare({
     env: "FILTER_TAKEN_BEFORE",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "filter-taken-before",
     schema: isoDate,
     help: "Only assets taken before this ISO 8601 date-time",
   }),
   parentFilenamePromote: declare({
     env: "PARENT_FILENAME_PROMOTE",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "parent-filename-promote",
     default: "cover,edit,crop,hdr,biggestNumber",
     schema: promoteList,
@@ -341,7 +368,7 @@ export const SETTINGS = {
   }),
   parentExtPromote: declare({
     env: "PARENT_EXT_PROMOTE",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "parent-ext-promote",
     default: ".jpg,.png,.jpeg,.heic,.dng",
     schema: list,
@@ -349,7 +376,7 @@ export const SETTINGS = {
   }),
   replaceStacks: declare({
     env: "REPLACE_STACKS",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "replace-stacks",
     default: "false",
     schema: bool,
@@ -358,7 +385,7 @@ export const SETTINGS = {
   }),
   removeSingleAssetStacks: declare({
     env: "REMOVE_SINGLE_ASSET_STACKS",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "remove-single-asset-stacks",
     default: "false",
     schema: bool,
@@ -367,7 +394,7 @@ export const SETTINGS = {
   }),
   resetStacks: declare({
     env: "RESET_STACKS",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "reset-stacks",
     default: "false",
     schema: bool,
@@ -376,7 +403,7 @@ export const SETTINGS = {
   }),
   confirmResetStack: declare({
     env: "CONFIRM_RESET_STACK",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "confirm-reset-stack",
     schema: text,
     help: `Required with RESET_STACKS, exactly: ${RESET_CONFIRMATION}`,
@@ -430,6 +457,15 @@ export const SETTINGS = {
     schema: positiveWhole(),
     help: "How many recorded runs to keep; older journals are deleted",
   }),
+  planThumbnails: declare({
+    env: "PLAN_THUMBNAILS",
+    flag: "plan-thumbnails",
+    commands: PLAN_ONLY,
+    default: "5000",
+    schema: wholeNumber,
+    help: "At most this many pictures on the review page (--html); the other photos show " +
+      "their file names",
+  }),
 } as const;
 
 /** A flag of one or more subcommands that is no setting: it has no variable and no default. */
@@ -448,10 +484,25 @@ export interface OptionDeclaration {
 export const OPTIONS = {
   out: {
     flag: "out",
-    commands: ["backup"],
+    commands: ["backup", "plan"],
     value: "FILE",
-    help: "Write the backup to FILE (- for standard output) instead of a new file in " +
-      "STATE_DIR/backups",
+    help: {
+      backup: "Write the backup to FILE (- for standard output) instead of a new file in " +
+        "STATE_DIR/backups",
+      plan: "Write the plan to FILE (- for standard output) instead of plan.json",
+    },
+  },
+  html: {
+    flag: "html",
+    commands: ["plan"],
+    value: "FILE",
+    help: "Also write the review page to FILE, its pictures in a folder beside it named " +
+      "after it (plan.html: plan_files)",
+  },
+  embedThumbnails: {
+    flag: "embed-thumbnails",
+    commands: ["plan"],
+    help: "Put the pictures inside the review page instead of the folder beside it",
   },
   exact: {
     flag: "exact",
@@ -460,10 +511,11 @@ export const OPTIONS = {
   },
   force: {
     flag: "force",
-    commands: ["undo", "restore"],
+    commands: ["undo", "restore", "apply"],
     help: {
       undo: "Also put back the stacks that changed after the run",
       restore: "Accept a file of another server or user (the same Immich at a new address)",
+      apply: "Accept a plan of another server address (the same Immich at a new address)",
     },
   },
 } as const satisfies Record<string, OptionDeclaration>;
@@ -472,6 +524,10 @@ export const OPTIONS = {
 export interface CommandOptions {
   /** `--out FILE`. */
   readonly out?: string;
+  /** `--html FILE`. */
+  readonly html?: string;
+  /** `--embed-thumbnails`. */
+  readonly embedThumbnails?: boolean;
   /** `--exact`. */
   readonly exact: boolean;
   /** `--force`. */
@@ -714,6 +770,7 @@ export function loadSettings(options: LoadSettingsOptions): Command {
   }
   const flag = (key: keyof typeof OPTIONS) => values[OPTIONS[key].flag];
   const out = flag("out");
+  const html = flag("html");
   return {
     kind: "run",
     command,
@@ -721,6 +778,8 @@ export function loadSettings(options: LoadSettingsOptions): Command {
     ...(positionals[0] === undefined ? {} : { operand: positionals[0] }),
     options: {
       ...(typeof out === "string" ? { out } : {}),
+      ...(typeof html === "string" ? { html } : {}),
+      ...(flag("embedThumbnails") === true ? { embedThumbnails: true } : {}),
       exact: flag("exact") === true,
       force: flag("force") === true,
     },
@@ -1017,4 +1076,95 @@ export function describeSettings(
     shown.push(["apiKeys", `${apiKeys.length} key${apiKeys.length === 1 ? "" : "s"}`]);
   }
   return Object.fromEntries(shown);
+}
+
+/** The settings that shape a plan: those `run` and `plan` read and `apply` takes from its file. */
+const PLAN_SHAPING = KEYS.filter((key) => {
+  const { commands } = SETTINGS[key];
+  return commands.includes("run") && commands.includes("plan") && !commands.includes("apply");
+});
+
+/**
+ * The settings that shaped a plan, as a plan file records them: by variable name, with their
+ * values as JSON (lists as arrays, CRITERIA as its JSON); settings without a value are left out.
+ *
+ * @param settings The settings of `stacksync plan`.
+ * @returns The record.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadSettings, planSettings } from "./config.ts";
+ *
+ * const command = loadSettings({
+ *   args: ["plan", "--replace-stacks"],
+ *   env: { API_URL: "http://immich:2283/api", API_KEY: "secret" },
+ *   version: "1.0.0",
+ *   readTextFile: () => undefined,
+ * });
+ * assert.equal(command.kind, "run");
+ * if (command.kind === "run") {
+ *   const recorded = planSettings(command.settings);
+ *   assert.equal(recorded.REPLACE_STACKS, true);
+ *   assert.deepEqual(recorded.PARENT_EXT_PROMOTE, [".jpg", ".png", ".jpeg", ".heic", ".dng"]);
+ *   assert.equal(recorded.API_KEY, undefined);
+ * }
+ * ```
+ */
+export function planSettings(settings: Settings): Record<string, unknown> {
+  const recorded: Record<string, unknown> = {};
+  const values = settings as unknown as Record<string, unknown>;
+  for (const key of PLAN_SHAPING) {
+    if (values[key] !== undefined) recorded[SETTINGS[key].env] = values[key];
+  }
+  return recorded;
+}
+
+/**
+ * The settings of a plan file applied to a command's own: each shaping setting the file records
+ * is parsed by its declaration, as if it came from the environment; those it does not record
+ * take their defaults.
+ *
+ * @param recorded The plan file's settings of one user.
+ * @param base The command's settings (API_URL, the keys, DRY_RUN).
+ * @param file The plan file's name, for messages.
+ * @returns The settings to plan with.
+ * @throws {ConfigError} For a setting stacksync does not know or a value it cannot use.
+ */
+export function settingsOfPlan(
+  recorded: Readonly<Record<string, unknown>>,
+  base: Settings,
+  file: string,
+): Settings {
+  const known = new Set<string>(PLAN_SHAPING.map((key) => SETTINGS[key].env));
+  const unknown = Object.keys(recorded).find((name) => !known.has(name));
+  if (unknown !== undefined) {
+    throw new ConfigError(
+      `Cannot use the plan ${file} as it records a setting that shapes no plan: current value ` +
+        `is ${JSON.stringify(unknown)}`,
+    );
+  }
+  const values: Record<string, unknown> = {};
+  for (const key of PLAN_SHAPING) {
+    const declaration: SettingDeclaration<unknown> = SETTINGS[key];
+    const value = recorded[declaration.env];
+    // Lists were split at commas; CRITERIA is JSON (an array of objects, or an object).
+    const text = value === undefined
+      ? declaration.default
+      : Array.isArray(value) && value.every((item) => typeof item === "string")
+      ? value.join(",")
+      : typeof value === "object" && value !== null
+      ? JSON.stringify(value)
+      : String(value);
+    if (text === undefined) continue;
+    const result = declaration.schema.safeParse(text);
+    if (!result.success) {
+      throw new ConfigError(
+        `Cannot use the plan ${file} as its setting ${declaration.env} is invalid (` +
+          `${result.error.issues[0]?.message ?? "invalid value"}): current value is ${text}`,
+      );
+    }
+    values[key] = result.data;
+  }
+  return { ...base, ...values };
 }

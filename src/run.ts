@@ -300,8 +300,15 @@ export interface UserWork {
   prepare(client: ImmichClient, user: User, log: Logger): Promise<Prepared>;
 }
 
-/** The work of a stacking pass: search, group, promote and plan with the run's settings. */
-function groupingWork(settings: Settings, criteria: Criteria): UserWork {
+/**
+ * The work of a stacking pass: search, group, promote and plan with the run's settings. `plan`
+ * and `apply` run it too, so that they read and plan exactly as a run does.
+ *
+ * @param settings The settings that shape the plan, and DRY_RUN (the permissions it needs).
+ * @param criteria CRITERIA, parsed.
+ * @returns The work for {@linkcode runUsers}.
+ */
+export function groupingWork(settings: Settings, criteria: Criteria): UserWork {
   return {
     title: "Run",
     permissions: neededPermissions({ dryRun: settings.dryRun, albums: settings.filterAlbumIds }),

@@ -217,13 +217,13 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     name: "unknown command",
     args: ["frobnicate", "--dry-run"],
     message: "Cannot run the command as stacksync has no such command, choose one of run, undo, " +
-      'runs, backup, restore: current value is "frobnicate"',
+      'runs, backup, restore, plan, apply: current value is "frobnicate"',
   },
   {
     name: "a first argument that is no word, never shown",
     args: ["sk-9f8e7d6c5b4a"],
     message: "Cannot parse the command line: the first argument must be a command (run, undo, " +
-      "runs, backup, restore) or an option; see --help",
+      "runs, backup, restore, plan, apply) or an option; see --help",
   },
   {
     name: "a flag of another command",
@@ -245,6 +245,18 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     name: "restore without its file",
     args: ["restore", "--exact"],
     message: "Missing FILE: stacksync restore needs it; see stacksync restore --help",
+  },
+  {
+    name: "apply without its file",
+    args: ["apply", "--dry-run"],
+    message: "Missing FILE: stacksync apply needs it; see stacksync apply --help",
+  },
+  {
+    name: "PLAN_THUMBNAILS not a number",
+    args: ["plan"],
+    env: { PLAN_THUMBNAILS: "many" },
+    message: "Invalid PLAN_THUMBNAILS (--plan-thumbnails): must be a whole number of 0 or more: " +
+      'current value is "many"',
   },
   {
     name: "JOURNAL_KEEP zero",

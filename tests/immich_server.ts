@@ -299,6 +299,25 @@ const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {
 const VISIBILITIES = ["archive", "timeline", "hidden", "locked"] as const;
 const ASSET_TYPES = ["IMAGE", "VIDEO", "AUDIO", "OTHER"] as const;
 const STACK_CHUNK = 200;
+/** The sizes `GET /assets/{id}/thumbnail` serves (`original` only redirects, in Immich). */
+const THUMBNAIL_SIZES = new Set(["thumbnail", "preview", "fullsize"]);
+
+let thumbnailFiles: Uint8Array[] | undefined;
+
+/**
+ * The picture of an asset: one of the small landscapes of `testdata/thumbnails/` (real WebP
+ * files, made with Chromium's canvas), chosen by the file name without its extension and the
+ * marks of copies, edits and bursts, so that the photos of one shot look alike.
+ */
+function thumbnailOf(fileName: string): Uint8Array {
+  thumbnailFiles ??= [...Deno.readDirSync(new URL("./testdata/thumbnails/", import.meta.url))]
+    .map((entry) => entry.name).filter((name) => name.endsWith(".webp")).sort()
+    .map((name) => Deno.readFileSync(new URL(`./testdata/thumbnails/${name}`, import.meta.url)));
+  const shot = fileName.replace(/\.[^.]*$/, "").replace(/(~\d+|_edited|_BURST\d+.*)$/i, "");
+  let hash = 0;
+  for (const char of shot) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return thumbnailFiles[hash % thumbnailFiles.length];
+}
 /** `Date.prototype.toISOString()` output, which needs no re-formatting. */
 const CANONICAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -396,6 +415,8 @@ interface Answer {
   readonly body: unknown;
   /** A chunked body instead of `body`, for answers too large to build as one string. */
   readonly stream?: AsyncIterable<string>;
+  /** A binary body instead of `body` (a picture). */
+  readonly bytes?: { readonly contentType: string; readonly data: Uint8Array };
 }
 
 interface Route {
@@ -1331,6 +1352,26 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
         };
       },
     },
+    {
+      method: "GET",
+      segments: ["assets", ":id", "thumbnail"],
+      permission: "asset.view",
+      handle: (ctx) => {
+        const { id } = validate(idParams, ctx.params);
+        const asset = assets.get(id);
+        if (asset === undefined || !readableOwner(ctx.user.id, asset.ownerId)) {
+          throw new ApiError(400, "Not found or no asset.view access");
+        }
+        if (!THUMBNAIL_SIZES.has(ctx.query.size ?? "thumbnail")) {
+          throw new ApiError(400, "May not request original file");
+        }
+        return {
+          status: 200,
+          body: undefined,
+          bytes: { contentType: "image/webp", data: thumbnailOf(asset.originalFileName) },
+        };
+      },
+    },
   ];
 
   function readableOwner(userId: string, ownerId: string): boolean {
@@ -1624,6 +1665,17 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       return jsonResponse(500, errorBody(500, "Internal server error", id), id);
     }
     record(answer.status);
+    if (answer.bytes !== undefined) {
+      return {
+        status: answer.status,
+        headers: [
+          ["x-powered-by", "Express"],
+          ["x-correlation-id", id],
+          ["content-type", answer.bytes.contentType],
+        ],
+        body: answer.bytes.data,
+      };
+    }
     if (answer.stream !== undefined) {
       return {
         status: answer.status,

@@ -190,8 +190,13 @@ export interface ImmichClient {
   serverVersion(): Promise<ServerVersion>;
   /** `GET /users/me`, cached: the key's user. */
   me(): Promise<User>;
-  /** `GET /api-keys/me`: the key's permissions (v1.139+ only). */
+  /** `GET /api-keys/me`, cached: the key's permissions (v1.139+ only). */
   keyPermissions(): Promise<readonly string[]>;
+  /**
+   * The key's permissions when the server lists them (v1.139+, the preflight's answer reused),
+   * else undefined: before v1.139 only a request needing a permission tells whether the key has it.
+   */
+  grantedPermissions(): Promise<readonly string[] | undefined>;
   /**
    * Checks the key's permissions: through `GET /api-keys/me` from v1.139, before that by
    * probing each stack write the run needs with a request that changes nothing.
@@ -229,6 +234,11 @@ export interface ImmichClient {
   updateStackPrimary(stackId: string, primaryAssetId: string): Promise<Stack>;
   /** `DELETE /stacks/{id}`; the assets stay. */
   deleteStack(stackId: string): Promise<void>;
+  /**
+   * `GET /assets/{id}/thumbnail?size=thumbnail`: the asset's small picture (WebP), which needs
+   * the permission `asset.view`.
+   */
+  thumbnail(assetId: string): Promise<Uint8Array>;
   /** Closes the connection pool. */
   close(): void;
 }
@@ -544,6 +554,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
   const http = createHttpClient(options);
   let version: Promise<ServerVersion> | undefined;
   let user: Promise<User> | undefined;
+  let permissions: Promise<readonly string[]> | undefined;
 
   /**
    * The answers of one search, page by page, checked against Immich's paging contract: a page
@@ -682,9 +693,14 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
       user ??= http.request("GET", "/users/me", { schema: userSchema });
       return user;
     },
-    async keyPermissions() {
-      const key = await http.request("GET", "/api-keys/me", { schema: apiKeySchema });
-      return key.permissions;
+    keyPermissions() {
+      permissions ??= http.request("GET", "/api-keys/me", { schema: apiKeySchema })
+        .then((key) => key.permissions);
+      return permissions;
+    },
+    async grantedPermissions() {
+      if (!listsKeyPermissions(await client.serverVersion())) return undefined;
+      return await client.keyPermissions();
     },
     async requirePermissions(needed = REQUIRED_PERMISSIONS) {
       const version = await client.serverVersion();
@@ -885,6 +901,13 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
           error.status === 400 && /^not found/i.test(error.serverMessage);
         if (!goneOnRetry) throw error;
       }
+    },
+    thumbnail(assetId) {
+      return http.stream(
+        "GET",
+        `/assets/${encodeURIComponent(assetId)}/thumbnail?size=thumbnail`,
+        { read: async (body) => new Uint8Array(await new Response(body).arrayBuffer()) },
+      );
     },
     close() {
       http.close();

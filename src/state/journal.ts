@@ -45,7 +45,7 @@ export class EmptyJournalError extends SyntaxError {
 }
 
 /** The commands that write a journal. */
-export type JournalCommand = "run" | "undo" | "restore";
+export type JournalCommand = "run" | "undo" | "restore" | "apply";
 
 /** What a journal is about: its first record. */
 export interface JournalHeader {
@@ -162,7 +162,7 @@ const resultSchema = z.object({
 });
 const headerFields = {
   run: z.string(),
-  command: z.enum(["run", "undo", "restore"]),
+  command: z.enum(["run", "undo", "restore", "apply"]),
   undoes: z.string().optional(),
   startedAt: z.string(),
   server: z.string(),
