@@ -3,9 +3,9 @@
  * the semantics recorded from a live Immich v3.1.0 in `../shared/immich-fixtures/` — users and
  * API keys with permissions, owner scoping, the merge rule of `POST /stacks` (through
  * {@linkcode StackStore}), `search/metadata` paging with `nextPage` strings, visibility by server
- * version, partner assets, and error bodies in the v1/v2 or v3 shape. It records every request
- * (never the key) and injects faults on demand. Tests, `deno task demo` and `deno task bench`
- * all use it.
+ * version, partner assets, thumbnails (real WebP pictures, `asset.view`), and error bodies in
+ * the v1/v2 or v3 shape. It records every request (never the key) and injects faults on demand.
+ * Tests, `deno task demo` and `deno task bench` all use it.
  *
  * Paths in {@linkcode RecordedRequest} and in fault route keys are relative to `/api`, e.g.
  * `POST /stacks` or `DELETE /stacks/{id}`.

@@ -571,6 +571,39 @@ Deno.test("startImmichServer() answers HTML outside /api and 404 for unknown API
   }]);
 });
 
+Deno.test("startImmichServer() serves WebP thumbnails with asset.view, as recorded without it", async () => {
+  await using server = await startImmichServer();
+  const user = server.addUser({ name: "Viewer" });
+  const other = server.addUser({ name: "Other" });
+  const [jpg, dng] = server.addAssets(user.id, [
+    { originalFileName: "IMG_0001.jpg" },
+    { originalFileName: "IMG_0001.dng" },
+  ]);
+  const elsewhere = server.addAsset(other.id, { originalFileName: "IMG_0002.jpg" });
+  const get = (key: string, id: string, size = "thumbnail") =>
+    fetch(`${server.url}/assets/${id}/thumbnail?size=${size}`, { headers: { "x-api-key": key } });
+  const all = server.addKey(user.id);
+  const answer = await get(all, jpg.id);
+  assert.equal(answer.status, 200);
+  assert.equal(answer.headers.get("content-type"), "image/webp");
+  const bytes = new Uint8Array(await answer.arrayBuffer());
+  assert.equal(new TextDecoder().decode(bytes.slice(0, 4)), "RIFF");
+  assert.equal(new TextDecoder().decode(bytes.slice(8, 12)), "WEBP");
+  // The RAW file of the same shot shows the same picture.
+  assert.deepEqual(new Uint8Array(await (await get(all, dng.id)).arrayBuffer()), bytes);
+  const refused = await get(server.addKey(user.id, { permissions: ["asset.read"] }), jpg.id);
+  assert.deepEqual([refused.status, await refused.json()], [403, {
+    message: "Missing required permission: asset.view",
+  }]);
+  const foreign = await get(all, elsewhere.id);
+  assert.deepEqual([foreign.status, await foreign.json()], [400, {
+    message: "Not found or no asset.view access",
+  }]);
+  const original = await get(all, jpg.id, "original");
+  assert.equal(original.status, 400);
+  await original.body?.cancel();
+});
+
 /** A user with a key and the images a.jpg to d.jpg. */
 function fourAssetUser(server: ImmichServer) {
   const user = server.addUser({ name: "Four" });

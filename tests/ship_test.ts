@@ -145,7 +145,7 @@ Deno.test("README recipes make exactly the stacks their tables show", async (t) 
       });
       assert.deepEqual(fromFile, command);
       const [report] = await runPass(command.settings);
-      assert.equal(report.status, "done", report.error);
+      assert.equal(report.status, "done", report.error ?? "");
       const actual = server.stacks(user.id).map((stack) =>
         [stack.primaryAssetId, ...stack.assetIds.filter((id) => id !== stack.primaryAssetId)]
           .map((id) => names.get(id)!)

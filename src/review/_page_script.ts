@@ -266,8 +266,11 @@ export function pageScript(writePlan: (plan: PlanFile) => string): void {
     if (action === undefined) {
       body.append(target("The group", entry.assets, () => ""), now(entry.stacks, () => ""));
     } else if (action.kind === "delete") {
-      body.append(now(action.stacks, () => ""));
-      body.append(el("p", "outcome", "No stack: the photos stay, unstacked"));
+      const stack = action.stacks[0];
+      body.append(target("Now: 1 stack", stack.assets, (a) => a.trashed ? "in the trash" : ""));
+      const after = el("section", "side");
+      after.append(el("h3", undefined, "Will be"), el("p", "outcome", "No stack: the photos stay"));
+      body.append(after);
     } else {
       const added = new Set(action.added ?? []);
       const removed = new Map((action.removed ?? []).map((r) => [r.id, r.reason]));
