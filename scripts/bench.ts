@@ -6,7 +6,9 @@
  * whose assets search also returns), then runs `deno run <compile permission flags> main.ts` as a
  * subprocess over real HTTP, in this order:
  *
- * 1. **dry run** on the unstacked library (every read, the whole plan, no write);
+ * 1. **dry run** on the unstacked library (every read, the whole plan, no write), alternately
+ *    with **plan** (`stacksync plan --out`: the same reads and plan, and the plan file), then
+ *    **plan, page**, which adds the review page and its pictures (`--html`, PLAN_THUMBNAILS);
  * 2. **first run** on the unstacked library (creates every stack), with the journal in a state
  *    folder of its own, then **undo** of it (every stack deleted again, through the journal),
  *    then **first run, no journal** (`JOURNAL=false`); further repeats unstack the library
@@ -30,7 +32,8 @@
  * the first run computes exactly what the dry run before it computed.
  *
  * The size of the first run's journal (compressed, and as written before compression) is
- * recorded with it.
+ * recorded with it. Apart from the sizes, `main` measures the review page of a plan of 50 000
+ * actions in Chromium (`_bench_page.ts`).
  *
  * Usage: `deno task bench [--sizes 20000,200000] [--seed 1] [--repeat 2] [--out BENCHMARKS.md]`
  *
@@ -38,6 +41,7 @@
  */
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+import { benchPage, type PageBench } from "./_bench_page.ts";
 import { RUN_FLAGS } from "./compile.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -50,6 +54,8 @@ const COMPUTED_LINE = /Computed (\d+) groups and the plan in ([\d.]+) ms/;
 /** A scenario of {@linkcode runBench}. */
 export type Scenario =
   | "dry run"
+  | "plan"
+  | "plan, page"
   | "first run"
   | "undo"
   | "first run, no journal"
@@ -304,6 +310,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
           STATE_DIR: `${cwd}/state`,
         };
         const env = Object.fromEntries(Object.entries(baseEnv).filter(([, v]) => v !== ""));
+        const fastest = (rows: BenchResult[]) =>
+          rows.reduce((best, row) => (row.wallMs < best.wallMs ? row : best));
         const run = async (
           scenario: Scenario,
           extraEnv: Record<string, string>,
@@ -351,13 +359,20 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
           }
           return { groups: Number(match[1]), computeMs: Number(match[2]) };
         };
-        const fastest = (rows: BenchResult[]) =>
-          rows.reduce((best, row) => (row.wallMs < best.wallMs ? row : best));
 
         const dryEnv = { DRY_RUN: "true" };
-        const dry = await run("dry run", dryEnv);
+        const planFile = `${cwd}/plan-${size}.json`;
+        const dries: BenchResult[] = [];
+        const plans: BenchResult[] = [];
+        for (let i = 0; i < repeat; i++) {
+          dries.push(await run("dry run", dryEnv));
+          plans.push(await run("plan", {}, ["plan", "--out", planFile]));
+        }
         const dryCompute = await computed("dry run", dryEnv);
-        results.push({ ...dry, ...dryCompute });
+        results.push({ ...fastest(dries), ...dryCompute }, fastest(plans));
+        results.push(
+          await run("plan, page", {}, ["plan", "--out", planFile, "--html", `${cwd}/plan.html`]),
+        );
         const journaled: BenchResult[] = [];
         const unjournaled: BenchResult[] = [];
         let undo: BenchResult | undefined;
@@ -451,9 +466,13 @@ function find(results: readonly BenchResult[], size: number, scenario: Scenario)
  * smallest to the largest.
  *
  * @param results From {@linkcode runBench}.
+ * @param options The review page's figures, from {@linkcode benchPage}.
  * @returns One line per target, saying met or missed with the measured figure.
  */
-export function judge(results: readonly BenchResult[]): Verdicts {
+export function judge(
+  results: readonly BenchResult[],
+  options: { readonly page?: PageBench } = {},
+): Verdicts {
   const sizes = [...new Set(results.map((r) => r.size))].sort((a, b) => a - b);
   const big = sizes[sizes.length - 1];
   const small = sizes[0];
@@ -540,6 +559,34 @@ export function judge(results: readonly BenchResult[]): Verdicts {
         }`,
     );
   }
+  const plan = find(results, big, "plan");
+  if (plan && dry) {
+    const ratio = plan.wallMs / dry.wallMs;
+    lines.push(
+      `Plan ≤ 1.2 × a dry run at ${fmt(big)}: ${fmt(plan.wallMs)} ms vs ${fmt(dry.wallMs)} ms ` +
+        `= ${fmt(ratio, 2)} ×, ${fmt(plan.writes)} writes — ${
+          mark(ratio <= 1.2 && plan.writes === 0)
+        }`,
+    );
+  }
+  const page = find(results, big, "plan, page");
+  if (page && plan) {
+    const pictures = page.requests["GET /assets/{id}/thumbnail"] ?? 0;
+    lines.push(
+      `Plan with the review page at ${fmt(big)}: ${fmt(page.wallMs)} ms, ` +
+        `${fmt(page.wallMs - plan.wallMs)} ms more than the plan alone for ${fmt(pictures)} ` +
+        "pictures and the page",
+    );
+  }
+  if (options.page !== undefined) {
+    const { actions, openMs, scrollMs, bytes, cardsInDocument } = options.page;
+    lines.push(
+      `Review page of ${fmt(actions)} actions opens and shows its last card in Chromium < 3 s: ` +
+        `${fmt(openMs)} ms to the first card + ${fmt(scrollMs)} ms to the last (End) = ` +
+        `${fmt(openMs + scrollMs)} ms, ${fmt(bytes / 1e6, 1)} MB, ${fmt(cardsInDocument)} cards ` +
+        `in the document — ${mark(openMs + scrollMs < 3000)}`,
+    );
+  }
   const stackedDry = find(results, big, "dry run, stacked");
   for (const scenario of ["backup", "restore"] as const) {
     const row = find(results, big, scenario);
@@ -582,7 +629,13 @@ export function judge(results: readonly BenchResult[]): Verdicts {
  */
 export function renderBenchmarks(
   results: readonly BenchResult[],
-  options: { readonly machine: Machine; readonly command: string; readonly date: string },
+  options: {
+    readonly machine: Machine;
+    readonly command: string;
+    readonly date: string;
+    /** The review page's figures. */
+    readonly page?: PageBench;
+  },
 ): string {
   const m = options.machine;
   const rows = results.map((r) =>
@@ -607,7 +660,7 @@ export function renderBenchmarks(
     "",
     "## Targets",
     "",
-    ...judge(results).lines.map((line) => `- ${line}`),
+    ...judge(results, { page: options.page }).lines.map((line) => `- ${line}`),
     "",
     "## Results",
     "",
@@ -658,11 +711,17 @@ async function main(): Promise<void> {
     seed: Number(values.seed),
     repeat: Number(values.repeat),
   });
+  const page = await benchPage({ actions: 50_000, pictures: 5000 });
+  console.error(
+    `bench: review page of ${page.actions} actions: ${Math.round(page.openMs)} ms open, ` +
+      `${Math.round(page.scrollMs)} ms to the last card`,
+  );
   const command = ["deno task bench", ...Deno.args].join(" ");
   const text = renderBenchmarks(results, {
     machine: describeMachine(),
     command,
     date: new Date().toISOString().slice(0, 10),
+    page,
   });
   await Deno.writeTextFile(values.out, text + (await keptNotes(values.out)));
   // Formatted as `deno task check` expects, so a fresh run leaves the tree clean.

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { judge, renderBenchmarks, runBench } from "../scripts/bench.ts";
+import { benchPage } from "../scripts/_bench_page.ts";
 import { generateLibrary, loadLibrary } from "../scripts/gen_library.ts";
 import { startImmichServer } from "./immich_server.ts";
 
@@ -77,6 +78,8 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
   const results = await runBench({ sizes: [2000], repeat: 1, progress: (l) => lines.push(l) });
   assert.deepEqual(results.map((r) => r.scenario), [
     "dry run",
+    "plan",
+    "plan, page",
     "first run",
     "undo",
     "first run, no journal",
@@ -86,7 +89,7 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
     "backup",
     "restore",
   ]);
-  const [dry, first, undo, bare, floor, steady, stackedDry, backup, restore] = results;
+  const [dry, plan, page, first, undo, bare, floor, steady, stackedDry, backup, restore] = results;
   for (const r of results) {
     assert.equal(r.exitCode, 0);
     assert.ok(r.wallMs > 0 && r.cpuMs > 0 && r.peakRssMiB > 10, JSON.stringify(r));
@@ -116,9 +119,16 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
   assert.equal(steady.groups, first.groups);
   assert.ok(dry.computeMs !== undefined && steady.computeMs !== undefined);
   assert.equal(floor.computeMs, undefined);
-  assert.equal(lines.length, 10);
+  assert.equal(lines.length, 12);
+  // The plan reads what the dry run reads and writes nothing; its page adds the pictures.
+  assert.deepEqual([plan.writes, page.writes], [0, 0]);
+  assert.deepEqual(plan.requests, dry.requests);
+  assert.ok(page.requests["GET /assets/{id}/thumbnail"] > first.groups!);
 
-  const verdicts = judge(results).lines;
+  const pageBench = await benchPage({ actions: 300, pictures: 50 });
+  assert.equal(pageBench.pictures, 50);
+  assert.ok(pageBench.cardsInDocument < 30 && pageBench.bytes > 100_000, JSON.stringify(pageBench));
+  const verdicts = judge(results, { page: pageBench }).lines;
   assert.ok(
     verdicts.some((line) => line.startsWith("Steady state sends no write: 0 writes — met")),
   );
@@ -130,6 +140,9 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
       /^Undo of the first run puts back every stack at 2,000: 0 stacks left, .* — met$/,
       /^Backup with nothing to change ≤ 1\.5 × a dry run at 2,000: .*, 0 writes — /,
       /^Restore with nothing to change ≤ 1\.5 × a dry run at 2,000: .*, 0 writes — /,
+      /^Plan ≤ 1\.2 × a dry run at 2,000: .*, 0 writes — /,
+      /^Plan with the review page at 2,000: [\d,]+ ms, -?[\d,]+ ms more than the plan alone for [\d,]+ pictures and the page$/,
+      /^Review page of 300 actions opens and shows its last card in Chromium < 3 s: /,
     ]
   ) {
     assert.ok(verdicts.some((line) => target.test(line)), `${target}\n${verdicts.join("\n")}`);

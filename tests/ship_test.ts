@@ -383,3 +383,26 @@ Deno.test("compose service reaches immich-server and reads the key from a Docker
   assert.match(COMPOSE, new RegExp(`^secrets:\\n {2}${file[1]}:\\n {4}file: \\S+$`, "m"));
   assert.doesNotMatch(COMPOSE, /^ {6}API_KEY:/m);
 });
+
+Deno.test("README's Review before you apply shows the page's screenshot and its commands", async () => {
+  const review = section("Review before you apply");
+  const image = /^!\[[^\]]+\]\((docs\/review-page\.png)\)$/m.exec(review)?.[1];
+  assert.equal(image, "docs/review-page.png");
+  // Written by tests/review_page_test.ts from the page stacksync plan --html makes.
+  const png = await Deno.readFile(new URL(image, ROOT));
+  assert.deepEqual([...png.slice(1, 4)], [..."PNG"].map((c) => c.charCodeAt(0)));
+  const commands = /^```sh\n([\s\S]*?)^```$/m.exec(review)?.[1].split("\n")
+    .map((line) => line.replace(/\s*#.*$/, "")).filter((line) => line !== "");
+  assert.deepEqual(commands, [
+    "deno task start plan --html plan.html",
+    "deno task start apply plan-approved.json",
+  ]);
+  assert.match(review, /STACKSYNC_SCHEDULED/);
+  assert.match(SCHEDULED, /vars\.STACKSYNC_SCHEDULED/);
+});
+
+Deno.test(".ci/run installs Chromium when it is missing, before the tests", () => {
+  const install = CI.indexOf("apt-get install -y chromium");
+  assert.ok(install > 0 && install < CI.indexOf("deno task test"));
+  assert.match(CI, /if \[ ! -x \/usr\/bin\/chromium \]; then/);
+});
