@@ -14,6 +14,7 @@ import {
   ConfigError,
   describeSettings,
   loadSettings,
+  secretsOf,
   SETTINGS,
 } from "./src/config.ts";
 import { setupLogging, writeAll } from "./src/log.ts";
@@ -109,16 +110,19 @@ export async function main(args: readonly string[], options: MainOptions): Promi
       level: settings.logLevel,
       format: settings.logFormat,
       file: settings.logFile,
-      secrets: settings.apiKeys,
+      secrets: secretsOf(settings),
       write: invocation.options.out === "-" ? stderr : stdout,
     })
     : undefined;
   const log = getLogger(["stacksync", "main"]);
+  // A command that does not log says them before its output.
+  if (!logs) { for (const warning of invocation.warnings) stderr(`warning: ${warning}\n`); }
   const shutdown = new AbortController();
   const onSignal = () => {
     if (shutdown.signal.aborted) Deno.exit(EXIT.failed); // a second signal does not wait
     log.info("Received shutdown signal");
-    shutdown.abort(new Error("Received shutdown signal"));
+    // Requests in flight end at once; an action they leave unanswered is reported with this.
+    shutdown.abort(new Error("stopped by the shutdown signal before the server answered"));
   };
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
   for (const signal of signals) Deno.addSignalListener(signal, onSignal);
@@ -145,6 +149,8 @@ export async function main(args: readonly string[], options: MainOptions): Promi
       command,
       ...describeSettings(settings, command),
     });
+    // Settings that have no effect, said right after the start-up line.
+    if (logs) { for (const warning of invocation.warnings) log.warn(warning); }
     try {
       return STATUS[await work()];
     } catch (error) {

@@ -87,7 +87,11 @@ export interface UserReport {
 
 /** Options of {@linkcode runPass} and {@linkcode runCron}. */
 export interface RunOptions {
-  /** Stops the run between actions and ends the cron sleep at once. */
+  /**
+   * The shutdown signal: aborts a read in flight and any wait between retries at once (a write
+   * already sent gets a second for its answer), skips the actions not started, and ends the
+   * cron sleep at once.
+   */
   readonly signal?: AbortSignal;
   /**
    * Waits between cron passes and before each retry of a request; rejects when the signal
@@ -569,7 +573,7 @@ function logLeftUndone(outcomes: readonly Outcome[], userLog: Logger): void {
 async function processUser(
   apiKey: string,
   position: number,
-  settings: Pick<Settings, "apiUrl" | "dryRun">,
+  settings: Pick<Settings, "apiUrl" | "dryRun" | "requestTimeout">,
   work: UserWork,
   options: RunOptions & { readonly run?: RunJournal },
 ): Promise<UserReport> {
@@ -577,6 +581,8 @@ async function processUser(
   const client = createImmichClient({
     baseUrl: settings.apiUrl,
     apiKey,
+    timeoutMs: settings.requestTimeout * 1000,
+    signal: options.signal,
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   });
   let journal: UserJournal | undefined;
@@ -639,6 +645,17 @@ async function processUser(
     logLeftUndone(outcomes, userLog);
     return report;
   } catch (error) {
+    // The shutdown signal's own reason comes from a read or a retry's wait: applyPlan records
+    // each write's failure itself, so nothing was written for this user.
+    if (options.signal?.aborted && error === options.signal.reason) {
+      await journal?.close().catch(() => {});
+      logger.warn(
+        "Stopped {user} by the shutdown signal before any change: " +
+          "nothing was written for this user",
+        { user },
+      );
+      return { user, status: "failed", error: SKIP_WORDS.aborted, counts: ZERO, skippedAssets: {} };
+    }
     // API errors name endpoint, status, server message and correlation id, never the key;
     // anything else (a bad album name, a defect) still costs only this user.
     const message = error instanceof Error ? error.message : String(error);
@@ -681,7 +698,7 @@ export function runPass(settings: Settings, options: RunOptions = {}): Promise<U
  * @returns One report per user that was reached.
  */
 export async function runUsers(
-  settings: Pick<Settings, "apiUrl" | "apiKeys" | "dryRun">,
+  settings: Pick<Settings, "apiUrl" | "apiKeys" | "dryRun" | "requestTimeout">,
   work: UserWork,
   options: RunOptions = {},
 ): Promise<UserReport[]> {
@@ -692,6 +709,14 @@ export async function runUsers(
     reports.push(await processUser(apiKey, index + 1, settings, work, { ...options, run }));
   }
   if (run !== undefined) await options.journal?.finish();
+  const notReached = settings.apiKeys.length - reports.length;
+  if (notReached > 0) {
+    logger.warn(
+      `Stopped by the shutdown signal: ${notReached} of ${
+        plural(settings.apiKeys.length, "user")
+      } not processed; the next run processes them`,
+    );
+  }
   const failedUsers = reports.filter((r) => r.status === "failed");
   const stoppedUsers = reports.filter((r) => r.status === "stopped");
   const failedActions = reports.reduce((sum, r) => sum + r.counts.failed, 0);
