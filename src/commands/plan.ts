@@ -8,19 +8,21 @@
  */
 import { Buffer } from "node:buffer";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { getLogger } from "@logtape/logtape";
+import { getLogger, type Logger } from "@logtape/logtape";
 import { displayUrl } from "../api/http.ts";
+import type { ImmichClient } from "../api/immich.ts";
 import { ConfigError, planSettings } from "../config.ts";
 import { parseCriteria } from "../grouping/criteria.ts";
 import { planUser } from "../plan_file/build.ts";
+import { writeAll } from "../log.ts";
 import {
   PLAN_FORMAT,
   PLAN_VERSION,
   type PlanFile,
-  planFileText,
+  planFileChunks,
   type PlanUser,
 } from "../plan_file/format.ts";
-import { renderPage } from "../review/page.ts";
+import { pageChunks } from "../review/page.ts";
 import { fetchThumbnails, picturesOf, pictureType } from "../review/thumbnails.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
 import { type Command, outcomeOf } from "./command.ts";
@@ -44,6 +46,19 @@ async function checkFolder(path: string, what: string): Promise<void> {
     );
   }
 }
+
+/** Writes a file piece by piece: a plan of 50 000 actions is never held as one text. */
+async function writeChunks(path: string, chunks: Iterable<string>): Promise<void> {
+  const file = await Deno.open(path, { write: true, create: true, truncate: true });
+  try {
+    for (const chunk of chunks) writeAll(file, chunk);
+  } finally {
+    file.close();
+  }
+}
+
+/** The pictures an earlier plan left in the folder: named as {@linkcode Pictures} names them. */
+const PICTURE_FILE = /^[0-9A-Za-z-]{1,64}\.(webp|jpeg|png)$/;
 
 /** The review page's pictures: saved in the folder beside it, or kept for embedding. */
 class Pictures {
@@ -70,7 +85,15 @@ class Pictures {
     return this.#folder;
   }
 
-  async fetch(...[client, user, log, signal]: FetchArgs): Promise<void> {
+  /**
+   * Fetches the pictures of a user's plan, as many as are left of PLAN_THUMBNAILS.
+   *
+   * @param client The user's client.
+   * @param user The user's part of the plan.
+   * @param log The user's logger.
+   * @param signal Stops the fetching.
+   */
+  async fetch(client: ImmichClient, user: PlanUser, log: Logger, signal: AbortSignal) {
     // Ids become file names: anything but Immich's UUIDs gets no picture.
     const ids = picturesOf(user, this.#left).filter((id) => /^[0-9A-Za-z-]{1,64}$/.test(id));
     this.#left -= ids.length;
@@ -111,16 +134,6 @@ class Pictures {
     }
   }
 }
-
-/** The pictures an earlier plan left in the folder: named as this class names them. */
-const PICTURE_FILE = /^[0-9A-Za-z-]{1,64}\.(webp|jpeg|png)$/;
-
-type FetchArgs = [
-  client: Parameters<UserWork["prepare"]>[0],
-  user: PlanUser,
-  log: Parameters<UserWork["prepare"]>[2],
-  signal: AbortSignal,
-];
 
 /** Plans like a dry run and writes the plan file and the review page. */
 export const planCommand: Command = async (context) => {
@@ -182,16 +195,15 @@ export const planCommand: Command = async (context) => {
     };
     const log = getLogger(["stacksync", "plan"]);
     const actions = users.reduce((sum, user) => sum + user.actions.length, 0);
-    const text = planFileText(plan);
-    if (out === "-") context.stdout(text);
-    else await Deno.writeTextFile(out, text);
+    if (out === "-") { for (const chunk of planFileChunks(plan)) context.stdout(chunk); }
+    else await writeChunks(out, planFileChunks(plan));
     log.info(`Wrote the plan of ${actions} actions to ${out === "-" ? "standard output" : out}`, {
       actions,
       users: users.length,
       file: out,
     });
     if (pictures !== undefined && html !== undefined) {
-      await Deno.writeTextFile(html, renderPage(plan, { images: pictures.sources }));
+      await writeChunks(html, pageChunks(plan, { images: pictures.sources }));
       await pictures.dropOthers();
       const where = pictures.folder === undefined ? "inside it" : `in ${pictures.folder}`;
       log.info(

@@ -210,51 +210,64 @@ export function actionId(action: Omit<PlanAction, "id">): string {
 }
 
 /**
- * The plan as the text of its file: JSON with one action per line, so that a diff of two plans
- * shows the actions that differ. It uses nothing outside itself, because the review page runs
- * this very function (its source) to save the approved plan in the same layout.
+ * The plan as the text of its file, in pieces of about 64 KB: JSON with one action per line, so
+ * that a diff of two plans shows the actions that differ. It uses nothing outside itself,
+ * because the review page runs this very function (its source) to save the approved plan in the
+ * same layout.
  *
  * @param plan The plan.
- * @returns The file's text, ending in a newline.
+ * @returns The pieces of the file's text, in order; it ends in a newline.
  *
  * @example Usage
  * ```ts
  * import assert from "node:assert/strict";
- * import { parsePlanFile, planFileText } from "./format.ts";
+ * import { parsePlanFile, planFileChunks } from "./format.ts";
  *
  * const plan = {
  *   format: "stacksync-plan", version: 1, createdAt: "2024-01-01T00:00:00.000Z",
  *   stacksync: "1.0.0", server: "http://immich/api", users: [],
  * } as const;
- * assert.deepEqual(parsePlanFile(planFileText(plan), "plan.json"), plan);
+ * assert.deepEqual(parsePlanFile([...planFileChunks(plan)].join(""), "plan.json"), plan);
  * ```
  */
-export function planFileText(plan: PlanFile): string {
-  const lines = ["{"];
+export function* planFileChunks(plan: PlanFile): Generator<string> {
   const { users, ...fields } = plan;
+  let text = "{\n";
   for (const [key, value] of Object.entries(fields)) {
-    lines.push(`  ${JSON.stringify(key)}: ${JSON.stringify(value)},`);
+    text += `  ${JSON.stringify(key)}: ${JSON.stringify(value)},\n`;
   }
-  lines.push(`  "users": [`);
-  users.forEach((user, u) => {
+  text += `  "users": [`;
+  for (const [u, user] of users.entries()) {
     const { actions, needsReplace, ...rest } = user;
-    lines.push("    {");
+    text += `${u === 0 ? "" : ","}\n    {\n`;
     for (const [key, value] of Object.entries(rest)) {
-      lines.push(`      ${JSON.stringify(key)}: ${JSON.stringify(value)},`);
+      text += `      ${JSON.stringify(key)}: ${JSON.stringify(value)},\n`;
     }
-    const list = (name: string, items: readonly unknown[], last: boolean) => {
-      lines.push(`      ${JSON.stringify(name)}: [`);
-      items.forEach((item, i) => {
-        lines.push(`        ${JSON.stringify(item)}${i < items.length - 1 ? "," : ""}`);
-      });
-      lines.push(`      ]${last ? "" : ","}`);
-    };
-    list("actions", actions, false);
-    list("needsReplace", needsReplace, true);
-    lines.push(`    }${u < users.length - 1 ? "," : ""}`);
-  });
-  lines.push("  ]", "}", "");
-  return lines.join("\n");
+    const lists = [["actions", actions], ["needsReplace", needsReplace]] as const;
+    for (const [l, [name, items]] of lists.entries()) {
+      text += `      ${JSON.stringify(name)}: [`;
+      for (const [i, item] of items.entries()) {
+        text += `${i === 0 ? "" : ","}\n        ${JSON.stringify(item)}`;
+        if (text.length >= 65536) {
+          yield text;
+          text = "";
+        }
+      }
+      text += `${items.length === 0 ? "" : "\n      "}]${l === 0 ? "," : ""}\n`;
+    }
+    text += "    }";
+  }
+  yield `${text}${users.length === 0 ? "" : "\n  "}]\n}\n`;
+}
+
+/**
+ * The plan as the text of its file, whole; see {@linkcode planFileChunks}.
+ *
+ * @param plan The plan.
+ * @returns The file's text.
+ */
+export function planFileText(plan: PlanFile): string {
+  return [...planFileChunks(plan)].join("");
 }
 
 /**

@@ -92,9 +92,9 @@ interface PageWindow {
  * alone) in a list that renders only the cards on screen, the filters, the ticks, the keys and
  * the save button.
  *
- * @param writePlan Writes a plan file's text (the plan command's own writer).
+ * @param writePlan Writes a plan file's text, in pieces (the plan command's own writer).
  */
-export function pageScript(writePlan: (plan: PlanFile) => string): void {
+export function pageScript(writePlan: (plan: PlanFile) => Iterable<string>): void {
   const page = globalThis as unknown as PageWindow;
   const { document } = page;
   const data = <T>(id: string): T => JSON.parse(document.getElementById(id)!.textContent!) as T;
@@ -411,7 +411,9 @@ export function pageScript(writePlan: (plan: PlanFile) => string): void {
       })),
     };
     const link = el("a");
-    link.href = URL.createObjectURL(new Blob([writePlan(approved)], { type: "application/json" }));
+    link.href = URL.createObjectURL(
+      new Blob([...writePlan(approved)], { type: "application/json" }),
+    );
     link.download = "plan-approved.json";
     link.click();
     setTimeout(() => URL.revokeObjectURL(link.href), 60_000);

@@ -14,7 +14,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { type PlanFile, planFileText } from "../plan_file/format.ts";
+import { type PlanFile, planFileChunks } from "../plan_file/format.ts";
 import { togetherGroups } from "../plan_file/match.ts";
 import { pageScript } from "./_page_script.ts";
 
@@ -101,9 +101,14 @@ function escapeHtml(text: string): string {
     .replaceAll('"', "&quot;").replaceAll("'", "&#39;");
 }
 
-/** JSON for a data block: `<` escaped, so no text in it can close the block or open markup. */
-function dataBlock(id: string, json: string): string {
-  return `<script type="application/json" id="${id}">${json.replaceAll("<", "\\u003c")}</script>`;
+/**
+ * A data block of JSON, in pieces: `<` escaped, so no text in it can close the block or open
+ * markup.
+ */
+function* dataBlock(id: string, json: Iterable<string>): Generator<string> {
+  yield `<script type="application/json" id="${id}">`;
+  for (const piece of json) yield piece.replaceAll("<", "\\u003c");
+  yield "</script>\n";
 }
 
 function digest(text: string): string {
@@ -139,28 +144,29 @@ function summaryTable(plan: PlanFile): string {
 }
 
 /**
- * The review page of a plan.
+ * The review page of a plan, in pieces (the plan's JSON in pieces of about 64 KB), so that a
+ * page of 50 000 actions is written without being held whole.
  *
  * @param plan The plan file's value (an approved one works too).
  * @param options Where each photo's picture is.
- * @returns The page's HTML.
+ * @returns The page's HTML, piece by piece.
  *
  * @example Usage
  * ```ts
  * import assert from "node:assert/strict";
- * import { renderPage } from "./page.ts";
+ * import { pageChunks } from "./page.ts";
  *
- * const html = renderPage({
+ * const html = [...pageChunks({
  *   format: "stacksync-plan", version: 1, createdAt: "2024-01-01T00:00:00.000Z",
  *   stacksync: "1.0.0", server: "http://immich/api",
  *   users: [{ id: "u1", name: "<Ada>", settings: {}, inSync: 2, actions: [], needsReplace: [] }],
- * }, { images: new Map() });
+ * }, { images: new Map() })].join("");
  * assert.ok(html.startsWith("<!doctype html>"));
  * assert.ok(!html.includes("<Ada>"));
  * ```
  */
-export function renderPage(plan: PlanFile, options: PageOptions): string {
-  const script = `(${pageScript.toString()})(${planFileText.toString()});`;
+export function* pageChunks(plan: PlanFile, options: PageOptions): Generator<string> {
+  const script = `(${pageScript.toString()})(${planFileChunks.toString()});`;
   const policy = [
     "default-src 'none'",
     "img-src data: file: 'self'",
@@ -175,7 +181,7 @@ export function renderPage(plan: PlanFile, options: PageOptions): string {
   ).join("");
   const kinds = KINDS.map(([kind, label]) => `<option value="${kind}">${label}</option>`).join("");
   const server = escapeHtml(plan.server);
-  return [
+  yield [
     "<!doctype html>",
     '<html lang="en">',
     "<head>",
@@ -206,12 +212,21 @@ export function renderPage(plan: PlanFile, options: PageOptions): string {
     '<button type="button" id="save">Save plan-approved.json</button>',
     "</div>",
     `<main id="cards" data-card-height="${CARD_HEIGHT}"></main>`,
-    dataBlock("plan-data", planFileText(plan)),
-    dataBlock("image-data", JSON.stringify(images)),
-    dataBlock("together-data", JSON.stringify(together)),
-    `<script>${script}</script>`,
-    "</body>",
-    "</html>",
     "",
   ].join("\n");
+  yield* dataBlock("plan-data", planFileChunks(plan));
+  yield* dataBlock("image-data", [JSON.stringify(images)]);
+  yield* dataBlock("together-data", [JSON.stringify(together)]);
+  yield `<script>${script}</script>\n</body>\n</html>\n`;
+}
+
+/**
+ * The review page of a plan, whole; see {@linkcode pageChunks}.
+ *
+ * @param plan The plan file's value.
+ * @param options Where each photo's picture is.
+ * @returns The page's HTML.
+ */
+export function renderPage(plan: PlanFile, options: PageOptions): string {
+  return [...pageChunks(plan, options)].join("");
 }
