@@ -28,23 +28,9 @@ import {
   immichClientOf,
   journalingOf,
   outcomeOf,
+  readCommandFile,
   warnIfUnjournaled,
 } from "./command.ts";
-
-/** Reads and checks the file; every problem is a {@linkcode ConfigError}. */
-async function readPlanFile(path: string): Promise<PlanFile> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    throw new ConfigError(`Cannot read the plan ${path}: ${(error as Error).message}`);
-  }
-  try {
-    return parsePlanFile(text, path);
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
-}
 
 /**
  * Checks that each key's user has a plan in the file. Keys whose user cannot be read now are
@@ -195,7 +181,7 @@ function applyWork(
 export const applyCommand: Command = async (context) => {
   const { settings, options } = context;
   const path = context.operand!;
-  const plan = await readPlanFile(path);
+  const plan = await readCommandFile(path, "plan", parsePlanFile);
   const server = displayUrl(settings.apiUrl);
   if (plan.server !== server && !options.force) {
     throw new ConfigError(
