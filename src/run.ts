@@ -49,7 +49,7 @@ const ACTIONS_PER_RELEASE = 5000;
  * collections, which at 200 000 assets adds over 100 MB to the peak on a small NAS. Collecting
  * where a phase's garbage has just died costs a few hundred milliseconds.
  */
-function releaseMemory(): void {
+export function releaseMemory(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 

@@ -194,6 +194,13 @@ Deno.test("the review page of stacksync plan --html works offline in Chromium", 
         plan.users[1].actions[0].id,
       );
       await page.keyboard.press("Home");
+      // A tick clicked makes its card the current one; Space on it ticks it once, not twice.
+      const fourth = plan.users[0].actions[3].id;
+      await page.click(`.card[data-id="${fourth}"] input.tick`);
+      assert.equal(await page.$eval(".card.current", (card) => card.dataset.id), fourth);
+      assert.equal(await ticked(page), "8 of 9 actions ticked");
+      await page.keyboard.press(" ");
+      assert.equal(await ticked(page), "9 of 9 actions ticked");
     });
 
     await t.step("untick all of a kind, then tick them again", async () => {

@@ -242,6 +242,11 @@ export function pageScript(writePlan: (plan: PlanFile) => Iterable<string>): voi
     const card = cards[index];
     const node = el("article", `card kind-${card.kind}`);
     node.dataset.key = card.key;
+    // A card clicked (its tick too) becomes the current one, which the keys start from.
+    node.addEventListener("click", () => {
+      current = visible.indexOf(index);
+      refresh();
+    });
     node.dataset.kind = card.kind;
     const head = el("header");
     if (card.action !== undefined) {
@@ -396,7 +401,8 @@ export function pageScript(writePlan: (plan: PlanFile) => Iterable<string>): voi
       event.preventDefault();
       current = Math.max(0, Math.min(visible.length - 1, current + moves[event.key]));
       reveal();
-    } else if (event.key === " " && target.tagName !== "BUTTON") {
+    } else if (event.key === " " && target.tagName !== "BUTTON" && target.tagName !== "INPUT") {
+      // Not on a focused tick or button: those take Space themselves.
       event.preventDefault();
       const card = cards[visible[current]];
       if (card?.action !== undefined) toggle(card, !ticked.has(card.key));
