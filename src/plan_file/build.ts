@@ -122,17 +122,22 @@ function planAction(
   stackOf: (id: string) => Stack,
   read: StacksAsRead,
 ): PlanAction {
-  const labels = labelsOf(action);
   const stackIds = action.kind === "replace"
     ? action.stackIds
     : action.kind === "create"
     ? action.stackIds ?? []
     : [action.stackId];
+  // The context lists the assets in the order of assetIds; other labels are looked up only for
+  // the stacks an action touches (a first run's creates touch none).
+  const { assets } = action.context;
+  const labels = stackIds.length > 0 ? labelsOf(action) : undefined;
   const body: Omit<PlanAction, "id"> = {
     kind: action.kind,
     reason: { code: action.reason, text: reasonText(action) },
-    assets: action.assetIds.map((id) => planAsset(id, labels.get(id))),
-    stacks: stackIds.map((id) => planStack(stackOf(id), labels, read)),
+    assets: action.assetIds.map((id, i) =>
+      planAsset(id, assets[i]?.id === id ? assets[i] : labels?.get(id))
+    ),
+    stacks: stackIds.map((id) => planStack(stackOf(id), labels!, read)),
     ...(action.kind === "replace" ? { deletes: [...action.deleteStackIds] } : {}),
     ...(action.kind === "grow" ? { added: (action.context.added ?? []).map(({ id }) => id) } : {}),
     ...(action.kind === "replace" && action.context.removed !== undefined
