@@ -16,6 +16,7 @@ import {
   planFileText,
 } from "../src/plan_file/format.ts";
 import { approve, togetherGroups } from "../src/plan_file/match.ts";
+import { renderPage } from "../src/review/page.ts";
 
 const OPTIONS: PlanOptions = {
   replaceStacks: false,
@@ -337,5 +338,30 @@ Deno.test("planSettings() records what shapes a plan, and settingsOfPlan() reads
       message:
         "Cannot use the plan p.json as its setting REPLACE_STACKS is invalid (must be one of true, false, 1, 0, yes, no): current value is maybe",
     },
+  );
+});
+
+Deno.test("renderPage() puts no name into the page as markup, and holds the plan's file", () => {
+  const hostile = "</script><script>alert(1)</script><img src=x onerror=alert(2)>";
+  const { user } = planned([], [{
+    key: "k",
+    assets: [`${hostile}.jpg`, `${hostile}.dng`].map((name, i) => ({
+      id: `a${i}`,
+      originalFileName: name,
+    })),
+  }]);
+  const plan = fileOf([{ ...user, name: `<b>${hostile}</b>` }]);
+  const html = renderPage(plan, { images: new Map([["a0", "plan_files/a0.webp"]]) });
+  // Our own four script elements (three data blocks and the script) and nothing else.
+  assert.equal(html.match(/<script/g)?.length, 4);
+  assert.equal(html.match(/<\/script>/g)?.length, 4);
+  assert.ok(!html.includes("<img"));
+  assert.ok(html.includes("&lt;b&gt;&lt;/script&gt;"));
+  const data = /<script type="application\/json" id="plan-data">(.*?)<\/script>/s.exec(html)![1];
+  assert.deepEqual(parsePlanFile(data, "page"), plan);
+  // The policy allows the page's own script and style by digest, and nothing from elsewhere.
+  assert.match(
+    html,
+    /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data: file: 'self'; style-src 'sha256-[^']+'; script-src 'sha256-[^']+'">/,
   );
 });
