@@ -23,6 +23,8 @@ import { restoreCommand } from "./src/commands/restore.ts";
 import { runCommand } from "./src/commands/run.ts";
 import { runsCommand } from "./src/commands/runs.ts";
 import { undoCommand } from "./src/commands/undo.ts";
+import { fixTrashCommand } from "./src/commands/fix_trash.ts";
+import { duplicatesCommand } from "./src/commands/duplicates.ts";
 import denoJson from "./deno.json" with { type: "json" };
 
 /** Exit statuses, decided here and nowhere else. */
@@ -35,6 +37,8 @@ const COMMANDS: { readonly [N in CommandName]: Command } = {
   runs: runsCommand,
   backup: backupCommand,
   restore: restoreCommand,
+  "fix-trash": fixTrashCommand,
+  duplicates: duplicatesCommand,
 };
 
 const STATUS: { readonly [O in CommandOutcome]: number } = {
@@ -98,15 +102,16 @@ export async function main(args: readonly string[], options: MainOptions): Promi
 
   const { command, settings } = invocation;
   // A command that logs (they all do but `runs`) logs to standard output, unless its data goes
-  // there (`--out -`).
+  // there (`--out -`, the duplicates report).
   const logs = SETTINGS.logLevel.commands.includes(command);
+  const dataOnStdout = invocation.options.out === "-" || command === "duplicates";
   await using _logging = logs
     ? await setupLogging({
       level: settings.logLevel,
       format: settings.logFormat,
       file: settings.logFile,
       secrets: settings.apiKeys,
-      write: invocation.options.out === "-" ? stderr : stdout,
+      write: dataOnStdout ? stderr : stdout,
     })
     : undefined;
   const log = getLogger(["stacksync", "main"]);

@@ -14,6 +14,7 @@ import { isAbsolute, join } from "node:path";
 import { parseArgs, parseEnv } from "node:util";
 import { z } from "zod";
 import { parseCriteria } from "./grouping/criteria.ts";
+import { RAW_EXTENSIONS } from "./trash/raw.ts";
 import { parseSequenceKeyword } from "./promotion/sequence.ts";
 
 /** The exact text RESET_STACKS requires in CONFIRM_RESET_STACK. */
@@ -80,6 +81,35 @@ function positiveWhole(unit = "") {
     return Number(text);
   });
 }
+
+/** The most writes STACK_CONCURRENCY may put in flight at once. */
+export const MAX_CONCURRENCY = 100;
+
+/** PREVENT_SELF_REKT's pause before each write, as immich-stack's. */
+export const SELF_REKT_PAUSE_MS = 50;
+
+/** STACK_CONCURRENCY: a whole number up to the maximum; immich-stack reads 0 as 1. */
+const concurrency = z.string().transform((raw, ctx) => {
+  const text = raw.trim();
+  if (!/^[0-9]+$/.test(text) || Number(text) > MAX_CONCURRENCY) {
+    ctx.addIssue({
+      code: "custom",
+      message: `must be a whole number from 1 to ${MAX_CONCURRENCY}`,
+    });
+    return z.NEVER;
+  }
+  return Math.max(1, Number(text));
+});
+
+/** A share in per cent, from 0 to 100. */
+const percent = z.string().transform((raw, ctx) => {
+  const text = raw.trim().replace(/%$/, "");
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || Number(text) > 100) {
+    ctx.addIssue({ code: "custom", message: "must be a number from 0 to 100" });
+    return z.NEVER;
+  }
+  return Number(text);
+});
 
 const httpUrl = z.string().transform((raw, ctx) => {
   const url = URL.parse(raw.trim());
@@ -170,6 +200,12 @@ export const COMMANDS = {
     summary: "Make the stacks match a backup file, with the fewest writes",
     operand: { name: "FILE", required: true },
   },
+  "fix-trash": {
+    summary: "Move to the trash what groups with a photo in the trash (its RAW, its edits)",
+  },
+  duplicates: {
+    summary: "List photos sharing file name and capture time, or content; sends no write",
+  },
 } as const satisfies Record<string, CommandDeclaration>;
 
 /** The name of a subcommand. */
@@ -180,10 +216,25 @@ const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];
 // Who reads what, named once so that a new subcommand joins a group instead of every setting.
 const EVERY_COMMAND: readonly CommandName[] = COMMAND_NAMES;
 /** The commands that talk to Immich. */
-const SERVER_COMMANDS: readonly CommandName[] = ["run", "undo", "backup", "restore"];
-/** The commands that write stacks, and so honour DRY_RUN and keep a journal. */
-const WRITING_COMMANDS: readonly CommandName[] = ["run", "undo", "restore"];
+const SERVER_COMMANDS: readonly CommandName[] = [
+  "run",
+  "undo",
+  "backup",
+  "restore",
+  "fix-trash",
+  "duplicates",
+];
+/** The commands that write, and so honour DRY_RUN and keep a journal. */
+const WRITING_COMMANDS: readonly CommandName[] = ["run", "undo", "restore", "fix-trash"];
 const RUN_ONLY: readonly CommandName[] = ["run"];
+/** The commands that group photos by CRITERIA. */
+const GROUPING_COMMANDS: readonly CommandName[] = ["run", "fix-trash"];
+/** The commands that read the photos, and so whether to read videos. */
+const SEARCHING_COMMANDS: readonly CommandName[] = ["run", "fix-trash", "duplicates"];
+/** The commands that read archived and trashed photos when asked (fix-trash always does). */
+const ARCHIVE_AND_TRASH: readonly CommandName[] = ["run", "duplicates"];
+/** The settings of the fix-trash step: its command, and a run that ends with it. */
+const FIX_TRASH: readonly CommandName[] = ["run", "fix-trash"];
 
 /** One declared setting. */
 export interface SettingDeclaration<T> {
@@ -274,7 +325,7 @@ export const SETTINGS = {
   }),
   criteria: declare({
     env: "CRITERIA",
-    commands: RUN_ONLY,
+    commands: GROUPING_COMMANDS,
     flag: "criteria",
     default: DEFAULT_CRITERIA,
     schema: criteriaJson,
@@ -283,7 +334,7 @@ export const SETTINGS = {
   }),
   withArchived: declare({
     env: "WITH_ARCHIVED",
-    commands: RUN_ONLY,
+    commands: ARCHIVE_AND_TRASH,
     flag: "with-archived",
     default: "false",
     schema: bool,
@@ -292,7 +343,7 @@ export const SETTINGS = {
   }),
   withDeleted: declare({
     env: "WITH_DELETED",
-    commands: RUN_ONLY,
+    commands: ARCHIVE_AND_TRASH,
     flag: "with-deleted",
     default: "false",
     schema: bool,
@@ -301,7 +352,7 @@ export const SETTINGS = {
   }),
   includeVideos: declare({
     env: "INCLUDE_VIDEOS",
-    commands: RUN_ONLY,
+    commands: SEARCHING_COMMANDS,
     flag: "include-videos",
     default: "false",
     schema: bool,
@@ -331,7 +382,7 @@ export const SETTINGS = {
   }),
   parentFilenamePromote: declare({
     env: "PARENT_FILENAME_PROMOTE",
-    commands: RUN_ONLY,
+    commands: GROUPING_COMMANDS,
     flag: "parent-filename-promote",
     default: "cover,edit,crop,hdr,biggestNumber",
     schema: promoteList,
@@ -341,7 +392,7 @@ export const SETTINGS = {
   }),
   parentExtPromote: declare({
     env: "PARENT_EXT_PROMOTE",
-    commands: RUN_ONLY,
+    commands: GROUPING_COMMANDS,
     flag: "parent-ext-promote",
     default: ".jpg,.png,.jpeg,.heic,.dng",
     schema: list,
@@ -430,6 +481,61 @@ export const SETTINGS = {
     schema: positiveWhole(),
     help: "How many recorded runs to keep; older journals are deleted",
   }),
+  stackConcurrency: declare({
+    env: "STACK_CONCURRENCY",
+    flag: "stack-concurrency",
+    commands: WRITING_COMMANDS,
+    default: "1",
+    schema: concurrency,
+    help: `Writes in flight at once, at most ${MAX_CONCURRENCY} (0 counts as 1, as in ` +
+      "immich-stack); every deletion still comes before the writes that depend on it, and no " +
+      "two writes touch the same photo or stack at once",
+  }),
+  preventSelfRekt: declare({
+    env: "PREVENT_SELF_REKT",
+    flag: "prevent-self-rekt",
+    commands: WRITING_COMMANDS,
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: `Pause ${SELF_REKT_PAUSE_MS} ms before each write, to spare a small server`,
+  }),
+  fixTrashAfterStacking: declare({
+    env: "FIX_TRASH_AFTER_STACKING",
+    flag: "fix-trash-after-stacking",
+    commands: RUN_ONLY,
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "After each pass (once and cron mode) run fix-trash, journaled as a run of its own",
+  }),
+  trashOrphanedRaws: declare({
+    env: "TRASH_ORPHANED_RAWS",
+    flag: "trash-orphaned-raws",
+    commands: FIX_TRASH,
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "fix-trash also moves to the trash RAW files left without a developed photo (a JPEG, " +
+      "HEIC, …) in their group, but a RAW stacked with one; not for RAW-only libraries",
+  }),
+  rawOrphanExtensions: declare({
+    env: "RAW_ORPHAN_EXTENSIONS",
+    flag: "raw-orphan-extensions",
+    commands: FIX_TRASH,
+    schema: list,
+    help: "The RAW extensions TRASH_ORPHANED_RAWS may move to the trash, e.g. dng,nef; default " +
+      `every RAW extension: ${RAW_EXTENSIONS.join(" ")}`,
+  }),
+  fixTrashMaxPercent: declare({
+    env: "FIX_TRASH_MAX_PERCENT",
+    flag: "fix-trash-max-percent",
+    commands: FIX_TRASH,
+    default: "10",
+    schema: percent,
+    help: "fix-trash moves nothing and fails when more than this share of a user's photos " +
+      "outside the trash would go, unless --force",
+  }),
 } as const;
 
 /** A flag of one or more subcommands that is no setting: it has no variable and no default. */
@@ -460,13 +566,27 @@ export const OPTIONS = {
   },
   force: {
     flag: "force",
-    commands: ["undo", "restore"],
+    commands: ["undo", "restore", "fix-trash"],
     help: {
       undo: "Also put back the stacks that changed after the run",
       restore: "Accept a file of another server or user (the same Immich at a new address)",
+      "fix-trash": "Move the photos to the trash even when they are more than " +
+        "FIX_TRASH_MAX_PERCENT of a user's photos outside the trash",
     },
   },
+  format: {
+    flag: "format",
+    commands: ["duplicates"],
+    value: "FORMAT",
+    help: "table (default): one block per group; json: one document, see docs/duplicates.md",
+  },
 } as const satisfies Record<string, OptionDeclaration>;
+
+/** The formats of `stacksync duplicates --format`. */
+export const REPORT_FORMATS = ["table", "json"] as const;
+
+/** A format of `stacksync duplicates --format`. */
+export type ReportFormat = typeof REPORT_FORMATS[number];
 
 /** The values of {@linkcode OPTIONS} on one command line. */
 export interface CommandOptions {
@@ -476,6 +596,8 @@ export interface CommandOptions {
   readonly exact: boolean;
   /** `--force`. */
   readonly force: boolean;
+  /** `--format FORMAT`, checked. */
+  readonly format?: ReportFormat;
 }
 
 type Declarations = typeof SETTINGS;
@@ -714,6 +836,13 @@ export function loadSettings(options: LoadSettingsOptions): Command {
   }
   const flag = (key: keyof typeof OPTIONS) => values[OPTIONS[key].flag];
   const out = flag("out");
+  const format = flag("format");
+  if (format !== undefined && !REPORT_FORMATS.some((known) => known === format)) {
+    throw new ConfigError(
+      `Invalid --format: must be one of ${REPORT_FORMATS.join(", ")}: current value is ` +
+        JSON.stringify(format),
+    );
+  }
   return {
     kind: "run",
     command,
@@ -723,6 +852,7 @@ export function loadSettings(options: LoadSettingsOptions): Command {
       ...(typeof out === "string" ? { out } : {}),
       exact: flag("exact") === true,
       force: flag("force") === true,
+      ...(typeof format === "string" ? { format: format as ReportFormat } : {}),
     },
   };
 }

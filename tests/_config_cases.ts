@@ -49,6 +49,9 @@ const BOOLEANS = [
   ["REPLACE_STACKS", "replace-stacks"],
   ["REMOVE_SINGLE_ASSET_STACKS", "remove-single-asset-stacks"],
   ["RESET_STACKS", "reset-stacks"],
+  ["PREVENT_SELF_REKT", "prevent-self-rekt"],
+  ["FIX_TRASH_AFTER_STACKING", "fix-trash-after-stacking"],
+  ["TRASH_ORPHANED_RAWS", "trash-orphaned-raws"],
 ] as const;
 
 const CRON_PROBLEM = "must be a positive whole number of seconds";
@@ -217,13 +220,13 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     name: "unknown command",
     args: ["frobnicate", "--dry-run"],
     message: "Cannot run the command as stacksync has no such command, choose one of run, undo, " +
-      'runs, backup, restore: current value is "frobnicate"',
+      'runs, backup, restore, fix-trash, duplicates: current value is "frobnicate"',
   },
   {
     name: "a first argument that is no word, never shown",
     args: ["sk-9f8e7d6c5b4a"],
     message: "Cannot parse the command line: the first argument must be a command (run, undo, " +
-      "runs, backup, restore) or an option; see --help",
+      "runs, backup, restore, fix-trash, duplicates) or an option; see --help",
   },
   {
     name: "a flag of another command",
@@ -245,6 +248,24 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     name: "restore without its file",
     args: ["restore", "--exact"],
     message: "Missing FILE: stacksync restore needs it; see stacksync restore --help",
+  },
+  ...["101", "-1", "two", "1.5"].map((value): InvalidCase => ({
+    name: `STACK_CONCURRENCY ${value}`,
+    env: { STACK_CONCURRENCY: value },
+    message: "Invalid STACK_CONCURRENCY (--stack-concurrency): must be a whole number from 1 " +
+      `to 100: current value is "${value}"`,
+  })),
+  ...["101", "-5", "ten"].map((value): InvalidCase => ({
+    name: `FIX_TRASH_MAX_PERCENT ${value}`,
+    args: ["fix-trash"],
+    env: { FIX_TRASH_MAX_PERCENT: value },
+    message: "Invalid FIX_TRASH_MAX_PERCENT (--fix-trash-max-percent): must be a number from 0 " +
+      `to 100: current value is "${value}"`,
+  })),
+  {
+    name: "an unknown duplicates format",
+    args: ["duplicates", "--format", "xml"],
+    message: 'Invalid --format: must be one of table, json: current value is "xml"',
   },
   {
     name: "JOURNAL_KEEP zero",

@@ -63,6 +63,12 @@ const DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   stateDir: undefined,
   journal: true,
   journalKeep: 30,
+  stackConcurrency: 1,
+  preventSelfRekt: false,
+  fixTrashAfterStacking: false,
+  trashOrphanedRaws: false,
+  rawOrphanExtensions: undefined,
+  fixTrashMaxPercent: 10,
 };
 
 interface ValueCase {
@@ -114,6 +120,12 @@ const VALUES: readonly ValueCase[] = [
   { key: "stateDir", raw: "/volume1/stacksync/state", expected: "/volume1/stacksync/state" },
   { key: "journal", raw: "no", expected: false },
   { key: "journalKeep", raw: "5", expected: 5 },
+  { key: "stackConcurrency", raw: "8", expected: 8 },
+  { key: "preventSelfRekt", raw: "true", expected: true },
+  { key: "fixTrashAfterStacking", raw: "true", expected: true },
+  { key: "trashOrphanedRaws", raw: "true", expected: true },
+  { key: "rawOrphanExtensions", raw: "dng, .NEF", expected: ["dng", ".NEF"] },
+  { key: "fixTrashMaxPercent", raw: "2.5", expected: 2.5 },
 ];
 
 Deno.test("loadSettings() tables cover every declared setting", () => {

@@ -36,6 +36,14 @@ function fakeWriter(calls: string[] = []) {
       return Promise.resolve();
     },
     stackWithPrimary: (): Promise<Stack | undefined> => Promise.resolve(undefined),
+    trashAssets: (ids: readonly string[]): Promise<void> => {
+      calls.push(`trash ${ids}`);
+      return Promise.resolve();
+    },
+    restoreAssets: (ids: readonly string[]): Promise<void> => {
+      calls.push(`restore ${ids}`);
+      return Promise.resolve();
+    },
   };
 }
 
@@ -100,7 +108,17 @@ Deno.test("journalWrites() records each write before it is sent and its outcome 
     ]);
     const { found } = await state.journals();
     assert.deepEqual(found.map((journal) => journal.summary.counts), [
-      { created: 1, updated: 0, deleted: 0, failed: 1, unknown: 0, changedSince: 0, notDone: 0 },
+      {
+        created: 1,
+        updated: 0,
+        deleted: 0,
+        trashed: 0,
+        restored: 0,
+        failed: 1,
+        unknown: 0,
+        changedSince: 0,
+        notDone: 0,
+      },
     ]);
     assert.equal(found[0].summary.finishedAt, "2026-11-23T10:15:00.123Z");
   });

@@ -142,6 +142,8 @@ Deno.test("latestToUndo() takes the user's latest run on the server that is not 
     created: 1,
     updated: 0,
     deleted: 0,
+    trashed: 0,
+    restored: 0,
     failed: 0,
     unknown: 0,
     changedSince: 0,

@@ -50,6 +50,16 @@ export const MAX_UNLISTED_LOOKUPS = 1000;
 /** A lower bound of every trash date: searching from it searches the whole trash only. */
 const TRASH_EPOCH = "1970-01-01T00:00:00.000Z";
 
+/** The searches of the trash, by visibility: servers before v3 search one at a time. */
+const TRASH_SEARCHES: readonly Record<string, unknown>[] = (["timeline", "archive"] as const)
+  .map((visibility) => ({
+    trashedAfter: TRASH_EPOCH,
+    withDeleted: true,
+    visibility,
+    isArchived: visibility === "archive",
+    isVisible: true,
+  }));
+
 /** A stack id that cannot exist (Immich makes random ones): the target of permission probes. */
 const PROBE_STACK_ID = "00000000-0000-4000-8000-000000000000";
 
@@ -66,6 +76,7 @@ const WRITE_PROBES: Readonly<
   "stack.create": { method: "POST", path: "/stacks", body: {} },
   "stack.update": { method: "PUT", path: `/stacks/${PROBE_STACK_ID}`, body: {} },
   "stack.delete": { method: "DELETE", path: `/stacks/${PROBE_STACK_ID}` },
+  "asset.delete": { method: "DELETE", path: "/assets", body: {} },
 };
 
 /** Every permission a real run needs; `all` grants them all. */
@@ -92,14 +103,24 @@ export interface PermissionNeeds {
    * @default {true}
    */
   readonly searches?: boolean;
+  /**
+   * Whether it writes stacks (`stack.create`, `stack.update`, `stack.delete`).
+   * @default {true}
+   */
+  readonly stacks?: boolean;
+  /**
+   * Whether it moves photos to or from the trash (`asset.delete`): fix-trash, or an undo of it.
+   * @default {false}
+   */
+  readonly trash?: boolean;
 }
 
 /**
  * The permissions a run needs, so the preflight names every missing one before any write.
  *
  * @param needs Dry run or real, and the album filter.
- * @returns The permissions: the three reads, the stack writes unless dry, and `album.read`
- * when an album is given by name.
+ * @returns The permissions: the three reads, the stack writes unless dry, `asset.delete` for a
+ * real move to or from the trash, and `album.read` when an album is given by name.
  *
  * @example Usage
  * ```ts
@@ -111,11 +132,16 @@ export interface PermissionNeeds {
  * ]);
  * assert.equal(neededPermissions({ dryRun: false }).length, 6);
  * assert.deepEqual(neededPermissions({ dryRun: true, searches: false }), ["user.read", "stack.read"]);
+ * assert.deepEqual(neededPermissions({ dryRun: false, stacks: false, trash: true }), [
+ *   "user.read", "asset.read", "stack.read", "asset.delete",
+ * ]);
  * ```
  */
 export function neededPermissions(needs: PermissionNeeds): string[] {
-  const needed = [...needs.dryRun ? READ_PERMISSIONS : REQUIRED_PERMISSIONS]
+  const writes = !needs.dryRun && needs.stacks !== false;
+  const needed = [...writes ? REQUIRED_PERMISSIONS : READ_PERMISSIONS]
     .filter((permission) => needs.searches !== false || permission !== "asset.read");
+  if (!needs.dryRun && needs.trash === true) needed.push("asset.delete");
   if (needs.albums?.some((album) => !UUID.test(album))) needed.push("album.read");
   return needed;
 }
@@ -229,6 +255,15 @@ export interface ImmichClient {
   updateStackPrimary(stackId: string, primaryAssetId: string): Promise<Stack>;
   /** `DELETE /stacks/{id}`; the assets stay. */
   deleteStack(stackId: string): Promise<void>;
+  /**
+   * The user's own photos in the trash (timeline and archive), by id with their file names: a
+   * search of the trash alone.
+   */
+  trashedAssets(): Promise<Map<string, string>>;
+  /** `DELETE /assets` with `force: false`: to the trash, never deleted for good. */
+  trashAssets(assetIds: readonly string[]): Promise<void>;
+  /** `POST /trash/restore/assets`: back out of the trash; photos not in it stay as they are. */
+  restoreAssets(assetIds: readonly string[]): Promise<void>;
   /** Closes the connection pool. */
   close(): void;
 }
@@ -766,14 +801,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     async findUnlistedMembers(stacks) {
       const { id: userId } = await client.me();
       const bodies: Record<string, unknown>[] = [
-        // The trash, by visibility: servers before v3 search only one visibility at a time.
-        ...(["timeline", "archive"] as const).map((visibility) => ({
-          trashedAfter: TRASH_EPOCH,
-          withDeleted: true,
-          visibility,
-          isArchived: visibility === "archive",
-          isVisible: true,
-        })),
+        ...TRASH_SEARCHES,
         // Hidden assets (live-photo motion parts), in the trash or not.
         { withDeleted: true, visibility: "hidden", isArchived: false, isVisible: false },
       ];
@@ -885,6 +913,28 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
           error.status === 400 && /^not found/i.test(error.serverMessage);
         if (!goneOnRetry) throw error;
       }
+    },
+    async trashedAssets() {
+      const { id: userId } = await client.me();
+      const names = new Map<string, string>();
+      for (const body of TRASH_SEARCHES) {
+        for (const [id, { name, trashed }] of await scan(body, userId)) {
+          if (trashed) names.set(id, name);
+        }
+      }
+      return names;
+    },
+    async trashAssets(assetIds) {
+      await http.request("DELETE", "/assets", {
+        body: { ids: assetIds, force: false },
+        schema: anything,
+      });
+    },
+    async restoreAssets(assetIds) {
+      await http.request("POST", "/trash/restore/assets", {
+        body: { ids: assetIds },
+        schema: anything,
+      });
     },
     close() {
       http.close();
