@@ -313,6 +313,8 @@ export interface ImmichServer extends AsyncDisposable {
   addPartner(sharedByUserId: string, sharedWithUserId: string): void;
   /** The user's stacks now, oldest first, each primary first. */
   stacks(userId: string): TestStack[];
+  /** The user's assets now (in the trash or not), as added: their trash state and visibility. */
+  assets(userId: string): TestAsset[];
   /** How many requests the server is working on now (waiting out latency included). */
   readonly inFlight: number;
   /**
@@ -1878,6 +1880,14 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     addStack,
     addAlbum,
     addPartner,
+    assets: (userId) => {
+      requireUser(userId, "list assets");
+      return (assetsByOwner.get(userId) ?? []).map((asset) =>
+        toTestAsset(asset, {
+          originalFileName: asset.originalFileName,
+        })
+      );
+    },
     stacks: (userId) => {
       requireUser(userId, "list stacks");
       return storeOf(userId).list();
