@@ -27,6 +27,11 @@ import { fixTrashCommand } from "./src/commands/fix_trash.ts";
 import { duplicatesCommand } from "./src/commands/duplicates.ts";
 import denoJson from "./deno.json" with { type: "json" };
 
+/** A text as a log message that is no template: its braces (CRITERIA's JSON) stay braces. */
+function literal(text: string): string {
+  return text.replaceAll("{", "{{").replaceAll("}", "}}");
+}
+
 /** Exit statuses, decided here and nowhere else. */
 export const EXIT = { ok: 0, failed: 1, config: 2 } as const;
 
@@ -115,6 +120,8 @@ export async function main(args: readonly string[], options: MainOptions): Promi
     })
     : undefined;
   const log = getLogger(["stacksync", "main"]);
+  // A command that does not log says them before its output.
+  if (!logs) { for (const warning of invocation.warnings) stderr(`warning: ${warning}\n`); }
   const shutdown = new AbortController();
   const onSignal = () => {
     if (shutdown.signal.aborted) Deno.exit(EXIT.failed); // a second signal does not wait
@@ -146,6 +153,8 @@ export async function main(args: readonly string[], options: MainOptions): Promi
       command,
       ...describeSettings(settings, command),
     });
+    // Settings that have no effect, said right after the start-up line.
+    if (logs) { for (const warning of invocation.warnings) log.warn(literal(warning)); }
     try {
       return STATUS[await work()];
     } catch (error) {

@@ -14,6 +14,8 @@ import { isAbsolute, join } from "node:path";
 import { parseArgs, parseEnv } from "node:util";
 import { z } from "zod";
 import { parseCriteria } from "./grouping/criteria.ts";
+import { immichStackSpelling } from "./immich_stack.ts";
+import { LOG_LEVELS } from "./log.ts";
 import { RAW_EXTENSIONS } from "./trash/raw.ts";
 import { parseSequenceKeyword } from "./promotion/sequence.ts";
 
@@ -56,8 +58,12 @@ function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
 /** Splits a comma-separated list; items are trimmed, empty items kept (they carry meaning). */
 const list = z.string().transform((raw) => raw.split(",").map((item) => item.trim()));
 
-/** PARENT_FILENAME_PROMOTE: a list whose `sequence` forms must be well formed. */
-const promoteList = list.transform((items, ctx) => {
+/**
+ * PARENT_FILENAME_PROMOTE: a list whose `sequence` forms must be well formed; "" (an empty
+ * flag) is an empty list.
+ */
+const promoteList = list.transform((given, ctx) => {
+  const items = given.length === 1 && given[0] === "" ? [] : given;
   for (const item of items) {
     try {
       parseSequenceKeyword(item);
@@ -255,6 +261,11 @@ export interface SettingDeclaration<T> {
   /** The value is a secret: never printed, never logged. */
   readonly secret?: boolean;
   /**
+   * An empty flag value (`--flag=""`) is a value, as in immich-stack, instead of counting as
+   * unset like an empty variable.
+   */
+  readonly emptyFlagClears?: boolean;
+  /**
    * How an error about this setting starts, where SPEC names the failure.
    * @default {"Invalid <ENV> (--<flag>)"}
    */
@@ -386,7 +397,9 @@ export const SETTINGS = {
     flag: "parent-filename-promote",
     default: "cover,edit,crop,hdr,biggestNumber",
     schema: promoteList,
-    help: "File-name fragments that make an asset the parent, first = strongest; " +
+    emptyFlagClears: true,
+    help: "File-name fragments that make an asset the parent, first = strongest; an empty " +
+      '--parent-filename-promote="" promotes by none; ' +
       "accepts sequence, sequence:<digits>, sequence:<prefix>, biggestNumber, biggestSize, " +
       "smallestSize",
   }),
@@ -437,8 +450,9 @@ export const SETTINGS = {
     commands: SERVER_COMMANDS,
     flag: "log-level",
     default: "info",
-    schema: oneOf(["trace", "debug", "info", "warn", "error"] as const),
-    help: "Log verbosity: trace (HTTP bodies), debug (parent decisions), info, warn, error",
+    schema: oneOf(LOG_LEVELS),
+    help: "Log verbosity: trace (HTTP bodies), debug (parent decisions), info, warn, error, " +
+      "fatal (nothing: stacksync logs no fatal message; an invalid setting still says so)",
   }),
   logFormat: declare({
     env: "LOG_FORMAT",
@@ -637,6 +651,11 @@ export type Command =
     /** The positional argument (`RUN_ID`, `FILE`), when given. */
     readonly operand?: string;
     readonly options: CommandOptions;
+    /**
+     * One line per thing the user set that has no effect (an unknown name in the env file, an
+     * immich-stack setting stacksync does not support), for `main.ts` to log once logging is up.
+     */
+    readonly warnings: readonly string[];
   };
 
 /** Inputs of {@linkcode loadSettings}; the file reader is injectable for tests. */
@@ -816,13 +835,20 @@ export function loadSettings(options: LoadSettingsOptions): Command {
 
   const read = new Set(settingsOf(command));
   const raw: Record<string, unknown> = {};
+  const warnings: string[] = [];
   for (const key of KEYS) {
     const declaration: SettingDeclaration<unknown> = SETTINGS[key];
-    const given = read.has(key)
-      ? nonEmpty(fromFlag(declaration.flag)) ?? nonEmpty(options.env[declaration.env]) ??
-        nonEmpty(envFile[declaration.env])
-      : undefined;
-    const text = given ?? declaration.default;
+    const flagText = fromFlag(declaration.flag);
+    const given = !read.has(key)
+      ? undefined
+      : declaration.emptyFlagClears && flagText === ""
+      ? flagText
+      : nonEmpty(flagText) ?? nonEmpty(options.env[declaration.env]) ??
+        nonEmpty(envFile[declaration.env]);
+    // Written for immich-stack: read as it reads it, and say how stacksync writes it.
+    const adopted = given === undefined ? undefined : immichStackSpelling(declaration.env, given);
+    warnings.push(...adopted?.warnings ?? []);
+    const text = (adopted === undefined ? given : nonEmpty(adopted.text)) ?? declaration.default;
     if (text === undefined) continue;
     const result = declaration.schema.safeParse(text);
     if (!result.success) {
@@ -854,6 +880,7 @@ export function loadSettings(options: LoadSettingsOptions): Command {
       force: flag("force") === true,
       ...(typeof format === "string" ? { format: format as ReportFormat } : {}),
     },
+    warnings,
   };
 }
 

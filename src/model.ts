@@ -46,6 +46,9 @@ export interface CriterionFields {
   readonly hasMetadata: boolean;
   /** Video duration as Immich reports it (`"0:00:00.00000"`), or null. */
   readonly duration: string | null;
+  /** The uploading device and its id for the file: sent by Immich before v3 only. */
+  readonly deviceId: string | undefined;
+  readonly deviceAssetId: string | undefined;
 }
 
 /** The name of a field only criteria read. */

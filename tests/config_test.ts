@@ -269,7 +269,7 @@ Deno.test("loadSettings() never puts an API key in an error message", () => {
   const secret = "sEcReT-kEy-42";
   for (
     const input of <LoadInput[]> [
-      { env: { ...VALID_ENV, API_KEY: `${secret},,x` } },
+      { env: { ...VALID_ENV, API_KEY: `${secret},,x`, RUN_MODE: "bad" } },
       { env: { ...VALID_ENV, API_KEY: secret, RUN_MODE: "bad" } },
       { env: VALID_ENV, args: ["--api-key", secret, secret] },
       { env: { API_URL: "x", API_KEY: secret } },

@@ -128,6 +128,10 @@ export interface TestAssetInput {
   readonly height?: number;
   /** Video duration as Immich writes it. @default {null for images, "0:00:03.00000" for videos} */
   readonly duration?: string | null;
+  /** The uploading device, sent by servers before v3 only. @default {"stacksync-test"} */
+  readonly deviceId?: string;
+  /** The device's id of the file, before v3 only. @default {"<file name>-<size>"} */
+  readonly deviceAssetId?: string;
 }
 
 /** An asset as stored, with times as ISO 8601 text. */
@@ -407,6 +411,8 @@ interface AssetRec {
   readonly width: number;
   readonly height: number;
   readonly duration: string | null;
+  readonly deviceId: string;
+  readonly deviceAssetId: string;
   readonly fileSizeInByte: number;
   readonly dateTimeOriginal: number | null;
   readonly make: string | null;
@@ -803,6 +809,9 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
         : type === "VIDEO"
         ? "0:00:03.00000"
         : null,
+      deviceId: input.deviceId ?? "stacksync-test",
+      deviceAssetId: input.deviceAssetId ??
+        `${input.originalFileName}-${input.fileSizeInByte ?? (isRaw ? 37296 : 2200)}`,
       fileSizeInByte: input.fileSizeInByte ?? (isRaw ? 37296 : 2200),
       dateTimeOriginal: taken,
       make: input.make !== undefined ? input.make : "Canon",
@@ -978,10 +987,14 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
   }
 
   function assetJson(asset: AssetRec, view: AssetView): Record<string, unknown> {
+    // Immich 3 no longer sends the device fields (recorded v3.1 answers have neither).
+    const device = version.major < 3;
     const out: Record<string, unknown> = {
       id: asset.id,
+      ...(device ? { deviceAssetId: asset.deviceAssetId } : {}),
       createdAt: view.time(asset.createdAt),
       ownerId: asset.ownerId,
+      ...(device ? { deviceId: asset.deviceId } : {}),
     };
     if (view.detail !== undefined) out.owner = ownerJson(users.get(asset.ownerId)!);
     Object.assign(out, {

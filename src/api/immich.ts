@@ -27,7 +27,13 @@ import type {
   User,
 } from "../model.ts";
 import { parseJsonObjectArray } from "./_json_array.ts";
-import { createHttpClient, type HttpClientOptions, PermanentError } from "./http.ts";
+import {
+  createHttpClient,
+  displayUrl,
+  type HttpClientOptions,
+  InvalidResponseError,
+  PermanentError,
+} from "./http.ts";
 
 const logger = getLogger(["stacksync", "api"]);
 
@@ -145,6 +151,13 @@ export function neededPermissions(needs: PermissionNeeds): string[] {
   if (needs.albums?.some((album) => !UUID.test(album))) needed.push("album.read");
   return needed;
 }
+
+/**
+ * API_URLs that reached Immich's web page, each with the address of its API found by adding
+ * `/api`: learned once per process, so that the next user's client goes there at once and the
+ * warning is said once.
+ */
+const API_ADDRESSES = new Map<string, string>();
 
 /** Settings of {@linkcode createImmichClient}: those of the HTTP client. */
 export type ImmichClientOptions = HttpClientOptions;
@@ -360,6 +373,9 @@ const criterionFieldSchemas = {
   duration: z.union([z.string(), z.number()]).nullable().transform((value) =>
     value === null ? null : String(value)
   ),
+  // Gone from Immich 3's answers (its DTOs have neither): a criterion on them is left out.
+  deviceId: z.string().optional(),
+  deviceAssetId: z.string().optional(),
 } satisfies {
   readonly [F in CriterionField]: z.ZodType<CriterionFields[F]>;
 };
@@ -388,9 +404,12 @@ export type ImmichDtoCompatibility = Proven<[
   Fits<SearchResponseDto, z.input<typeof searchSchema>>,
   Fits<AssetResponseDto, z.input<typeof coreAssetSchema>>,
   ...{
-    [F in CriterionField]: Fits<AssetResponseDto[F], z.input<typeof criterionFieldSchemas[F]>>;
-  }[CriterionField][],
+    [F in CurrentField]: Fits<AssetResponseDto[F], z.input<typeof criterionFieldSchemas[F]>>;
+  }[CurrentField][],
 ]>;
+
+/** The criterion fields Immich 3 still sends. */
+type CurrentField = Exclude<CriterionField, "deviceId" | "deviceAssetId">;
 
 /** Every field criteria can read: what the client keeps when not told otherwise. */
 const ALL_CRITERION_FIELDS = Object.keys(CRITERION_FIELD_SCHEMAS) as CriterionField[];
@@ -505,6 +524,8 @@ function copyField<F extends CriterionField>(
   const result = CRITERION_FIELD_SCHEMAS[field].safeParse(raw);
   if (!result.success) return result.error.issues[0]?.message ?? "invalid";
   const value: CriterionFields[F] = result.data;
+  // A field the server does not send (the device fields from Immich 3) stays off the asset.
+  if (value === undefined) return undefined;
   if (field === "ownerId") asset.ownerId = shared.ownerId;
   else if (field === "type") asset.type = ASSET_TYPES[value as keyof typeof ASSET_TYPES];
   else if (value === shared.localDateTime) {
@@ -576,8 +597,41 @@ function belongs(
  * ```
  */
 export function createImmichClient(options: ImmichClientOptions): ImmichClient {
-  const http = createHttpClient(options);
+  const learned = API_ADDRESSES.get(options.baseUrl);
+  let http = createHttpClient(learned === undefined ? options : { ...options, baseUrl: learned });
   let version: Promise<ServerVersion> | undefined;
+
+  /**
+   * `GET /server/version`; when API_URL lacks `/api` and so reaches Immich's web page, the same
+   * at the address with `/api` added, which the client then keeps, saying so once.
+   */
+  async function readVersion(): Promise<ServerVersion> {
+    try {
+      return await http.request("GET", "/server/version", { schema: versionSchema });
+    } catch (error) {
+      const withApi = `${options.baseUrl.replace(/\/+$/, "")}/api`;
+      if (
+        !(error instanceof InvalidResponseError) || error.serverMessage !== "HTML page" ||
+        learned !== undefined || /\/api$/.test(new URL(options.baseUrl).pathname)
+      ) throw error;
+      const retried = createHttpClient({ ...options, baseUrl: withApi });
+      let found: ServerVersion;
+      try {
+        found = await retried.request("GET", "/server/version", { schema: versionSchema });
+      } catch {
+        retried.close();
+        throw error;
+      }
+      http.close();
+      http = retried;
+      API_ADDRESSES.set(options.baseUrl, withApi);
+      logger.warn(
+        `API_URL ${displayUrl(options.baseUrl)} answers Immich's web page, not its API: using ` +
+          `${displayUrl(withApi)}; add /api to API_URL`,
+      );
+      return found;
+    }
+  }
   let user: Promise<User> | undefined;
 
   /**
@@ -710,7 +764,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
 
   const client: ImmichClient = {
     serverVersion() {
-      version ??= http.request("GET", "/server/version", { schema: versionSchema });
+      version ??= readVersion();
       return version;
     },
     me() {
