@@ -330,3 +330,23 @@ Deno.test("openStateFolder() drops a journal killed before its first record was 
     assert.deepEqual(await Array.fromAsync(Deno.readDir(run)), []);
   });
 });
+
+Deno.test("journalWrites() records moves to and from the trash, counted by photo", async () => {
+  await withFolder(async (dir) => {
+    const state = await openStateFolder(dir, { write: true });
+    const run = await state.startRun({ ...start(), command: "fix-trash" });
+    const journal = run.forUser(USER, NO_STACKS);
+    const writer = journalWrites(fakeWriter(), journal);
+    await writer.trashAssets(["a", "b"]);
+    await writer.restoreAssets(["a"]);
+    await journal.close();
+    const [found] = (await state.journals()).found;
+    assert.equal(found.summary.command, "fix-trash");
+    assert.deepEqual([found.summary.counts.trashed, found.summary.counts.restored], [2, 1]);
+    const { writes } = await state.read(found);
+    assert.deepEqual(writes.map((write) => write.intent), [
+      { op: "trash", assetIds: ["a", "b"] },
+      { op: "restore", assetIds: ["a"] },
+    ]);
+  });
+});

@@ -9,7 +9,6 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { displayUrl } from "../api/http.ts";
-import { neededPermissions } from "../api/immich.ts";
 import type { Settings } from "../config.ts";
 import { type DuplicatePhoto, type Duplicates, findDuplicates } from "../duplicates/find.ts";
 import type { Asset, User } from "../model.ts";
@@ -17,6 +16,9 @@ import { columns } from "./_table.ts";
 import { type Command, immichClientOf } from "./command.ts";
 
 const logger = getLogger(["stacksync", "duplicates"]);
+
+/** It reads the user and the photos, nothing else. */
+const DUPLICATES_PERMISSIONS = ["user.read", "asset.read"];
 
 /** The format name of `--format json`. */
 export const DUPLICATES_FORMAT = "stacksync-duplicates";
@@ -152,7 +154,7 @@ export const duplicatesCommand: Command = (context) => {
       const client = immichClientOf(context, apiKey);
       try {
         await client.serverVersion();
-        await client.requirePermissions(neededPermissions({ dryRun: true }));
+        await client.requirePermissions(DUPLICATES_PERMISSIONS);
         const me = await client.me();
         user = me.name;
         const found = await duplicatesOf(settings, client, me);
