@@ -112,6 +112,17 @@ function jsonLines(result: CliResult): { level: string; msg: string; [key: strin
   return result.stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
 }
 
+/** The settings of a fix-trash run on the library, its journal in `state`. */
+function envOf(library: Library, state: string, extra: Record<string, string> = {}) {
+  return {
+    API_URL: library.server.url,
+    API_KEY: library.key,
+    CRITERIA,
+    STATE_DIR: state,
+    ...extra,
+  };
+}
+
 async function withState<T>(work: (path: string) => Promise<T>): Promise<T> {
   const path = await Deno.makeTempDir({ prefix: "stacksync_fix_trash_" });
   try {
@@ -126,13 +137,7 @@ Deno.test("main.ts fix-trash moves exactly what follows the trash, then nothing,
   assert.ok(test.expected.size >= 8 && test.trashedByUser.size >= 8, "a library worth the test");
   await using library = asDisposable(await startLibrary(test.assets));
   await withState(async (state) => {
-    const env = {
-      API_URL: library.server.url,
-      API_KEY: library.key,
-      CRITERIA,
-      STATE_DIR: state,
-      FIX_TRASH_MAX_PERCENT: "60",
-    };
+    const env = envOf(library, state, { FIX_TRASH_MAX_PERCENT: "60" });
     const first = await cli(["fix-trash"], env);
     assert.equal(first.code, 0, first.stdout + first.stderr);
     assert.deepEqual(inTrash(library), new Set([...test.trashedByUser, ...test.expected]));
@@ -181,7 +186,7 @@ Deno.test("main.ts fix-trash refuses to move 11 % of the photos with one line, a
   }
   await using library = asDisposable(await startLibrary(assets));
   await withState(async (state) => {
-    const env = { API_URL: library.server.url, API_KEY: library.key, CRITERIA, STATE_DIR: state };
+    const env = envOf(library, state);
     const refused = await cli(["fix-trash"], env);
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
     assert.deepEqual(trashRequests(library.server.requests), []);
@@ -224,15 +229,11 @@ Deno.test("main.ts fix-trash with TRASH_ORPHANED_RAWS trashes RAW files left alo
   );
   library.server.addStack(library.userId, [library.ids["DSC_0003.jpg"], library.ids["IMG_3.dng"]]);
   await withState(async (state) => {
-    const env = {
-      API_URL: library.server.url,
-      API_KEY: library.key,
-      CRITERIA,
-      STATE_DIR: state,
+    const env = envOf(library, state, {
       TRASH_ORPHANED_RAWS: "true",
       RAW_ORPHAN_EXTENSIONS: "dng,.CR3,jpg",
       FIX_TRASH_MAX_PERCENT: "100",
-    };
+    });
     const result = await cli(["fix-trash"], env);
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.deepEqual(
