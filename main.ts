@@ -14,6 +14,7 @@ import {
   ConfigError,
   describeSettings,
   loadSettings,
+  secretsOf,
   SETTINGS,
 } from "./src/config.ts";
 import { setupLogging, writeAll } from "./src/log.ts";
@@ -115,7 +116,7 @@ export async function main(args: readonly string[], options: MainOptions): Promi
       level: settings.logLevel,
       format: settings.logFormat,
       file: settings.logFile,
-      secrets: settings.apiKeys,
+      secrets: secretsOf(settings),
       write: dataOnStdout ? stderr : stdout,
     })
     : undefined;
@@ -126,7 +127,8 @@ export async function main(args: readonly string[], options: MainOptions): Promi
   const onSignal = () => {
     if (shutdown.signal.aborted) Deno.exit(EXIT.failed); // a second signal does not wait
     log.info("Received shutdown signal");
-    shutdown.abort(new Error("Received shutdown signal"));
+    // Requests in flight end at once; an action they leave unanswered is reported with this.
+    shutdown.abort(new Error("stopped by the shutdown signal before the server answered"));
   };
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
   for (const signal of signals) Deno.addSignalListener(signal, onSignal);

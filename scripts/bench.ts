@@ -1,5 +1,6 @@
 /**
- * `deno task bench`: measures the real stacksync CLI at library scale (issue 7).
+ * `deno task bench`: measures the real stacksync CLI at library scale, against the targets that
+ * BENCHMARKS.md lists.
  *
  * For each size it starts the Immich test server in a process of its own
  * (`scripts/_bench_server.ts`) with a generated library (`scripts/gen_library.ts`, plus a partner
@@ -35,12 +36,13 @@
  * The size of the first run's journal (compressed, and as written before compression) is
  * recorded with it.
  *
- * Usage: `deno task bench [--sizes 20000,200000] [--seed 1] [--repeat 2] [--out BENCHMARKS.md]`
+ * It prints the results as Markdown; BENCHMARKS.md changes only with `--write` (or another file
+ * with `--out`). `deno task bench --help` lists the options.
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+import { runScript, scriptArgs } from "./_script_args.ts";
 import { RUN_FLAGS } from "./compile.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -481,8 +483,9 @@ function find(results: readonly BenchResult[], size: number, scenario: Scenario)
 }
 
 /**
- * Judges the results against the targets of issue 7 at the largest size, and the growth from the
- * smallest to the largest.
+ * Judges the results against stacksync's performance targets at the largest size (a steady-state
+ * pass close to the cost of only reading, no write, bounded memory and computing time, cheap
+ * writes; docs/architecture.md, "Performance"), and the growth from the smallest to the largest.
  *
  * @param results From {@linkcode runBench}.
  * @returns One line per target, saying met or missed with the measured figure.
@@ -685,37 +688,78 @@ async function keptNotes(path: string): Promise<string> {
   }
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      sizes: { type: "string", default: "20000,200000" },
-      seed: { type: "string", default: "1" },
-      repeat: { type: "string", default: "2" },
-      out: { type: "string", default: `${ROOT}BENCHMARKS.md` },
-    },
-  });
-  const sizes = values.sizes.split(",").map((s) => Number(s.trim()));
-  if (sizes.some((s) => !Number.isInteger(s) || s <= 0)) {
-    throw new RangeError(
-      `Cannot run the bench as --sizes needs positive integers: current value is ${values.sizes}`,
-    );
-  }
-  const results = await runBench({
-    sizes,
-    seed: Number(values.seed),
-    repeat: Number(values.repeat),
-  });
-  const command = ["deno task bench", ...Deno.args].join(" ");
-  const text = renderBenchmarks(results, {
-    machine: describeMachine(),
-    command,
-    date: new Date().toISOString().slice(0, 10),
-  });
-  await Deno.writeTextFile(values.out, text + (await keptNotes(values.out)));
-  // Formatted as `deno task check` expects, so a fresh run leaves the tree clean.
-  await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", values.out] }).output();
-  console.log(text);
+const USAGE = `Usage: deno task bench [options]
+
+Measures the real stacksync CLI against the Immich test server with generated libraries, and
+prints the results as Markdown. BENCHMARKS.md changes only with --write.
+
+Options:
+  --sizes <n,…>   Assets of the measured user, one run per size (default: 20000,200000)
+  --seed <n>      Seed of the generated library (default: 1)
+  --repeat <n>    Runs of floor and steady state per size; the fastest counts (default: 2)
+  --write         Write the results to BENCHMARKS.md, keeping its notes below the marker
+  --out <file>    Write them to this file instead (implies --write)
+  --help          Show this help`;
+
+/** What the command line asks the bench to do. */
+interface BenchCommand {
+  readonly sizes: number[];
+  readonly seed: number;
+  readonly repeat: number;
+  /** Where to write the results; undefined = print only. */
+  readonly out?: string;
 }
 
-if (import.meta.main) await main();
+function benchCommand(args: readonly string[]): BenchCommand | "help" {
+  const values = scriptArgs("bench", args, {
+    sizes: { type: "string", default: "20000,200000" },
+    seed: { type: "string", default: "1" },
+    repeat: { type: "string", default: "2" },
+    write: { type: "boolean" },
+    out: { type: "string" },
+    help: { type: "boolean" },
+  });
+  if (values.help) return "help";
+  const wholeNumbers = (flag: string, text: string, least: number) => {
+    const numbers = text.split(",").map((item) => Number(item.trim()));
+    if (numbers.some((n) => !Number.isSafeInteger(n) || n < least)) {
+      throw new RangeError(
+        `Cannot run the bench as ${flag} needs whole numbers of at least ${least}: current ` +
+          `value is ${text}`,
+      );
+    }
+    return numbers;
+  };
+  const [seed] = wholeNumbers("--seed", values.seed, 0);
+  const [repeat] = wholeNumbers("--repeat", values.repeat, 1);
+  return {
+    sizes: wholeNumbers("--sizes", values.sizes, 1),
+    seed,
+    repeat,
+    out: values.out ?? (values.write ? `${ROOT}BENCHMARKS.md` : undefined),
+  };
+}
+
+async function bench(command: BenchCommand): Promise<number> {
+  const { sizes, seed, repeat, out } = command;
+  const results = await runBench({ sizes, seed, repeat });
+  const text = renderBenchmarks(results, {
+    machine: describeMachine(),
+    command: ["deno task bench", ...Deno.args].join(" "),
+    date: new Date().toISOString().slice(0, 10),
+  });
+  console.log(text);
+  if (out === undefined) {
+    console.error("bench: BENCHMARKS.md is unchanged: add --write to save these figures");
+    return 0;
+  }
+  await Deno.writeTextFile(out, text + (await keptNotes(out)));
+  // Formatted as `deno task check` expects, so a fresh run leaves the tree clean.
+  await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", out] }).output();
+  console.error(`bench: wrote ${out}`);
+  return 0;
+}
+
+if (import.meta.main) {
+  Deno.exit(await runScript(Deno.args, { usage: USAGE, parse: benchCommand, run: bench }));
+}

@@ -18,12 +18,18 @@
 import { fileURLToPath } from "node:url";
 import { type ImmichServer, startImmichServer, type TestStack } from "../tests/immich_server.ts";
 import { RUN_FLAGS } from "./compile.ts";
-import { generateLibrary, loadLibrary } from "./gen_library.ts";
+import {
+  type GeneratedLibrary,
+  generateLibrary,
+  type LoadedUser,
+  loadLibrary,
+} from "./gen_library.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 /** A fixed seed: every demo shows the same library, so the README can describe it. */
 const SEED = 1;
-const ASSETS_PER_USER = 150;
+/** Photos and videos per user in the demo library, before the scenarios' own. */
+export const DEMO_ASSETS_PER_USER = 150;
 /** Members listed per stack in the final table before the rest are only counted. */
 const SHOWN_MEMBERS = 2;
 
@@ -295,6 +301,34 @@ function addScenarios(server: ImmichServer, userId: string): Added {
   return { names, stacks };
 }
 
+/** The demo library as loaded on a test server. */
+export interface DemoLibrary {
+  /** The generated library, before the scenarios. */
+  readonly library: GeneratedLibrary;
+  /** Its two users as added, with their keys. */
+  readonly users: readonly LoadedUser[];
+  /** What the scenarios added to the first user. */
+  readonly added: Added;
+}
+
+/**
+ * Loads the demo's library onto a test server: two users with RAW+JPEG pairs, bursts, edited
+ * copies, live photos, screenshots and stacks made earlier, plus the first user's scenarios.
+ * The same seed every time, so the keys stay the same from one start to the next.
+ *
+ * @param server The test server.
+ * @param assetsPerUser Photos and videos per user, before the scenarios'.
+ * @returns The library, its users and what the scenarios added.
+ */
+export function loadDemoLibrary(
+  server: ImmichServer,
+  assetsPerUser = DEMO_ASSETS_PER_USER,
+): DemoLibrary {
+  const library = generateLibrary({ seed: SEED, assets: assetsPerUser, users: 2 });
+  const { users } = loadLibrary(server, library);
+  return { library, users, added: addScenarios(server, users[0].id) };
+}
+
 /** What the final table needs besides the stacks. */
 interface StackContext {
   /** The user's stacks before the demo, as asset ids. */
@@ -345,11 +379,9 @@ async function main(): Promise<number> {
       "settings: it starts a stand-in Immich server on this machine, fills it with a sample " +
       "library, and runs the real stacksync command against it four times.",
   );
-  const library = generateLibrary({ seed: SEED, assets: ASSETS_PER_USER, users: 2 });
   await using server = await startImmichServer();
-  const { users } = loadLibrary(server, library);
+  const { library, users, added } = loadDemoLibrary(server);
   const [first] = library.users;
-  const added = addScenarios(server, users[0].id);
   const before = [...first.stacks, ...added.stacks];
   const names = new Map(first.assets.map((asset) => [asset.id ?? "", asset.originalFileName]));
   for (const [id, name] of added.names) names.set(id, name);
@@ -414,8 +446,9 @@ async function main(): Promise<number> {
     say(
       "Every pass exited with status 0, the rerun changed nothing, and the undo put every " +
         "stack back as it was before the demo. The stand-in server stops now; nothing was sent " +
-        "anywhere else. Next: `deno task test` runs the test suite, and README.md explains how " +
-        "to create an API key and do a dry run against your own Immich server.",
+        "anywhere else. Next: `deno task sandbox` keeps such a server running to try settings " +
+        "against, `deno task test` runs the test suite, and README.md explains how to create an " +
+        "API key and do a dry run against your own Immich server.",
     );
     return 0;
   } finally {

@@ -11,13 +11,16 @@
  * @module
  */
 import { isAbsolute, join } from "node:path";
-import { parseArgs, parseEnv } from "node:util";
+import { parseArgs } from "node:util";
 import { z } from "zod";
+import { closestName } from "./closest_name.ts";
+import { type EnvEntry, EnvFileError, parseEnvFile } from "./env_file.ts";
 import { parseCriteria } from "./grouping/criteria.ts";
 import { immichStackSpelling } from "./immich_stack.ts";
 import { LOG_LEVELS } from "./log.ts";
 import { RAW_EXTENSIONS } from "./trash/raw.ts";
 import { parseSequenceKeyword } from "./promotion/sequence.ts";
+import { shownUrl } from "./shown_url.ts";
 
 /** The exact text RESET_STACKS requires in CONFIRM_RESET_STACK. */
 export const RESET_CONFIRMATION =
@@ -76,12 +79,25 @@ const promoteList = list.transform((given, ctx) => {
   return items;
 });
 
-/** A whole number of at least 1; `unit` ends the message ("of seconds"). */
-function positiveWhole(unit = "") {
+/** The largest value a whole-number setting takes, and that value in words. */
+interface Bound {
+  readonly max: number;
+  readonly words: string;
+}
+
+/**
+ * A whole number of at least 1, and at most `bound.max` when given; `unit` ends the message
+ * ("of seconds").
+ */
+function positiveWhole(unit = "", bound?: Bound) {
   return z.string().transform((raw, ctx) => {
     const text = raw.trim();
-    if (!/^[0-9]+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
-      ctx.addIssue({ code: "custom", message: `must be a positive whole number${unit}` });
+    const max = bound?.max ?? Number.MAX_SAFE_INTEGER;
+    if (!/^[0-9]+$/.test(text) || Number(text) < 1 || Number(text) > max) {
+      const message = bound === undefined
+        ? `must be a positive whole number${unit}`
+        : `must be a whole number${unit} from 1 to ${bound.max} (${bound.words})`;
+      ctx.addIssue({ code: "custom", message });
       return z.NEVER;
     }
     return Number(text);
@@ -154,7 +170,7 @@ const isoDate = z.string().transform((raw, ctx) => {
   return new Date(text).toISOString();
 });
 
-/** Prefix of every CRITERIA error, from SPEC; {@linkcode parseCriteria} already starts with it. */
+/** Prefix of every CRITERIA error; {@linkcode parseCriteria} already starts with it. */
 const CRITERIA_PREFIX = "Invalid grouping criteria: ";
 
 /**
@@ -177,7 +193,10 @@ const criteriaJson = z.string().transform((raw, ctx) => {
 
 const text = z.string();
 
-/** immich-stack's default CRITERIA, kept for drop-in compatibility (DESIGN.md section 5). */
+/**
+ * immich-stack's default CRITERIA, kept so that its users can switch without changes (README,
+ * "Migrating from immich-stack").
+ */
 export const DEFAULT_CRITERIA = '[{"key":"originalFileName","split":{"delimiters":["~","."],' +
   '"index":0}},{"key":"localDateTime","delta":{"milliseconds":1000}}]';
 
@@ -242,6 +261,12 @@ const ARCHIVE_AND_TRASH: readonly CommandName[] = ["run", "duplicates"];
 /** The settings of the fix-trash step: its command, and a run that ends with it. */
 const FIX_TRASH: readonly CommandName[] = ["run", "fix-trash"];
 
+/** The longest CRON_INTERVAL, in seconds: a longer one is more likely a typo than a plan. */
+const MAX_CRON_INTERVAL = 365 * 86400;
+
+/** The longest REQUEST_TIMEOUT, in seconds. */
+const MAX_REQUEST_TIMEOUT = 3600;
+
 /** One declared setting. */
 export interface SettingDeclaration<T> {
   /** Environment variable name. */
@@ -266,7 +291,7 @@ export interface SettingDeclaration<T> {
    */
   readonly emptyFlagClears?: boolean;
   /**
-   * How an error about this setting starts, where SPEC names the failure.
+   * How an error about this setting starts, where immich-stack users know a wording of their own.
    * @default {"Invalid <ENV> (--<flag>)"}
    */
   readonly errorTitle?: string;
@@ -321,9 +346,18 @@ export const SETTINGS = {
     commands: RUN_ONLY,
     flag: "cron-interval",
     default: "86400",
-    schema: positiveWhole(" of seconds"),
+    schema: positiveWhole(" of seconds", { max: MAX_CRON_INTERVAL, words: "365 days" }),
     errorTitle: `Invalid interval: CRON_INTERVAL (--cron-interval)`,
-    help: "Seconds to wait between passes in cron mode",
+    help: `Seconds to wait between passes in cron mode, at most ${MAX_CRON_INTERVAL} (365 days)`,
+  }),
+  requestTimeout: declare({
+    env: "REQUEST_TIMEOUT",
+    commands: SERVER_COMMANDS,
+    flag: "request-timeout",
+    default: "120",
+    schema: positiveWhole(" of seconds", { max: MAX_REQUEST_TIMEOUT, words: "an hour" }),
+    help: "Seconds a request may wait for its answer to start, and for each pause while the " +
+      "answer streams in, before it fails and is retried; at most 3600",
   }),
   dryRun: declare({
     env: "DRY_RUN",
@@ -639,6 +673,27 @@ export type Settings =
     readonly apiKeys: readonly string[];
   };
 
+/**
+ * An immich-stack setting that stacksync does not support. Setting one gets a warning naming
+ * it and what stacksync does instead, so that nobody migrating believes it is in effect; a
+ * setting that becomes supported moves to {@linkcode SETTINGS}.
+ */
+export interface UnsupportedSetting {
+  /** Its environment variable. */
+  readonly env: string;
+  /** Values (lower case) with which immich-stack behaves as stacksync does: no warning. */
+  readonly harmless: readonly string[];
+  /** What stacksync does instead, or what to use. */
+  readonly instead: string;
+}
+
+/**
+ * immich-stack's settings that stacksync does not support (its documented environment): none
+ * since stacksync took STACK_CONCURRENCY, PREVENT_SELF_REKT and the fix-trash settings. A setting
+ * immich-stack adds goes here until stacksync supports it.
+ */
+export const UNSUPPORTED_SETTINGS: readonly UnsupportedSetting[] = [];
+
 /** What the command line asks for. */
 export type Command =
   | { readonly kind: "help"; readonly text: string }
@@ -668,17 +723,38 @@ export interface LoadSettingsOptions {
   readonly version: string;
   /**
    * Reads a text file; returns undefined when the file does not exist.
-   * @default Deno.readTextFileSync, with NotFound mapped to undefined
+   * @default Deno.readFileSync decoded as strict UTF-8, with NotFound mapped to undefined
    */
   readonly readTextFile?: (path: string) => string | undefined;
 }
 
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 function readTextFileIfPresent(path: string): string | undefined {
+  let bytes: Uint8Array;
   try {
-    return Deno.readTextFileSync(path);
+    bytes = Deno.readFileSync(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return undefined;
     throw error;
+  }
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    // Replacement characters would change a value without a word: name the line instead.
+    let line = 1;
+    let start = 0;
+    for (let i = 0; i <= bytes.length; i++) {
+      if (i < bytes.length && bytes[i] !== 0x0a) continue;
+      try {
+        UTF8.decode(bytes.subarray(start, i));
+      } catch {
+        break;
+      }
+      line++;
+      start = i + 1;
+    }
+    throw new TypeError(`not UTF-8 text (line ${line})`);
   }
 }
 
@@ -686,6 +762,45 @@ const KEYS = Object.keys(SETTINGS) as (keyof Declarations)[];
 
 function describe(key: keyof Declarations): string {
   return `${SETTINGS[key].env} (--${SETTINGS[key].flag})`;
+}
+
+/** Every setting's environment variable, for "did you mean …?". */
+const SETTING_NAMES: readonly string[] = KEYS.map((key) => SETTINGS[key].env);
+
+/**
+ * True for text that may be an API key: Immich's are 40-odd letters and digits. Values that
+ * look like one are never echoed, so that a key typed into the wrong setting stays unprinted.
+ */
+function looksLikeKey(text: string): boolean {
+  return /^[A-Za-z0-9_-]{16,}$/.test(text) && /[0-9]/.test(text) && /[A-Za-z]/.test(text);
+}
+
+/** Decides which values and names messages may show; see {@linkcode looksLikeKey}. */
+interface Shown {
+  /** Whether the text may appear in a message. */
+  readonly may: (text: string) => boolean;
+  /** `: current value is "<text>"`, or why it is not shown. */
+  readonly currentValue: (text: string) => string;
+  /** A file path as a message names it. */
+  readonly path: (path: string) => string;
+}
+
+function shownExcept(keys: readonly string[]): Shown {
+  const may = (text: string) =>
+    !looksLikeKey(text.trim()) && !keys.some((key) => key.length >= 4 && text.includes(key));
+  return {
+    may,
+    currentValue: (text) =>
+      may(text)
+        ? `: current value is ${JSON.stringify(text)}`
+        : ": the current value is not shown as it looks like an API key",
+    path: (path) => may(path) ? path : "(name not shown as it looks like an API key)",
+  };
+}
+
+/** The keys given in API_KEY or --api-key, wherever set, so that no message repeats them. */
+function givenKeys(texts: readonly (string | undefined)[]): string[] {
+  return texts.flatMap((text) => text?.split(/[,\n]/).map((key) => key.trim()) ?? []);
 }
 
 const OPTION_KEYS = Object.keys(OPTIONS) as (keyof typeof OPTIONS)[];
@@ -740,6 +855,36 @@ function problemOf(error: unknown): string {
   return (error as Error).message.split("\n")[0].split(". To specify")[0];
 }
 
+/**
+ * What parseArgs found wrong, without echoing anything that may be a key, with a suggestion for
+ * a misspelt flag.
+ *
+ * @param error What `parseArgs` threw.
+ * @param flags The long flags that exist, without `--`.
+ * @param hint Where the help is: `--help`, or `stacksync <command> --help`.
+ * @returns The problem, e.g. `Unknown option '--dryrun': did you mean --dry-run?`.
+ */
+export function commandLineProblem(
+  error: unknown,
+  flags: readonly string[],
+  hint = "--help",
+): string {
+  const { code, message } = error as { code?: string; message: string };
+  // A stray positional argument may be a key typed in the wrong place: never echo it.
+  if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") {
+    return `positional arguments are not accepted; see ${hint}`;
+  }
+  const option = /'(--?[^'=]+)'/.exec(message)?.[1];
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option !== undefined) {
+    const named = looksLikeKey(option.replace(/^-+/, "")) ? "an option" : `'${option}'`;
+    const near = closestName(option.replace(/^-+/, ""), flags);
+    return near === undefined
+      ? `Unknown option ${named}; see ${hint}`
+      : `Unknown option ${named}: did you mean --${near}?`;
+  }
+  return `${problemOf(error)}; see ${hint}`;
+}
+
 function parseCommandLine(args: readonly string[], command: CommandName, hint: string) {
   const options: Record<string, { type: "string" | "boolean" }> = {
     help: { type: "boolean" },
@@ -764,7 +909,7 @@ function parseCommandLine(args: readonly string[], command: CommandName, hint: s
     });
   } catch (error) {
     throw new ConfigError(
-      `Cannot parse the command line: ${problemOf(error)}; see ${hint}`,
+      `Cannot parse the command line: ${commandLineProblem(error, Object.keys(options), hint)}`,
     );
   }
   // A stray positional argument may be a key typed in the wrong place: never echo it.
@@ -832,10 +977,15 @@ export function loadSettings(options: LoadSettingsOptions): Command {
 
   const envFilePath = nonEmpty(fromFlag(SETTINGS.envFile.flag)) ?? nonEmpty(options.env.ENV_FILE);
   const envFile = readEnvFile(envFilePath, readTextFile);
+  const fileValues = new Map(envFile?.entries.map((entry) => [entry.name, entry.value]));
+  const shown = shownExcept(
+    givenKeys([fromFlag(SETTINGS.apiKey.flag), options.env.API_KEY, fileValues.get("API_KEY")]),
+  );
 
   const read = new Set(settingsOf(command));
   const raw: Record<string, unknown> = {};
-  const warnings: string[] = [];
+  /** Values in immich-stack's spelling, each with the line that says so. */
+  const adoptions: string[] = [];
   for (const key of KEYS) {
     const declaration: SettingDeclaration<unknown> = SETTINGS[key];
     const flagText = fromFlag(declaration.flag);
@@ -844,19 +994,19 @@ export function loadSettings(options: LoadSettingsOptions): Command {
       : declaration.emptyFlagClears && flagText === ""
       ? flagText
       : nonEmpty(flagText) ?? nonEmpty(options.env[declaration.env]) ??
-        nonEmpty(envFile[declaration.env]);
+        nonEmpty(fileValues.get(declaration.env));
     // Written for immich-stack: read as it reads it, and say how stacksync writes it.
     const adopted = given === undefined ? undefined : immichStackSpelling(declaration.env, given);
-    warnings.push(...adopted?.warnings ?? []);
+    adoptions.push(...adopted?.warnings ?? []);
     const text = (adopted === undefined ? given : nonEmpty(adopted.text)) ?? declaration.default;
     if (text === undefined) continue;
     const result = declaration.schema.safeParse(text);
     if (!result.success) {
       const problem = result.error.issues[0]?.message ?? "invalid value";
       if (key === "criteria") throw new ConfigError(`${CRITERIA_PREFIX}${problem}`);
-      const shown = declaration.secret ? "" : `: current value is ${JSON.stringify(text)}`;
+      const current = declaration.secret ? "" : shown.currentValue(text);
       const title = declaration.errorTitle ?? `Invalid ${describe(key)}`;
-      throw new ConfigError(`${title}: ${problem}${shown}`);
+      throw new ConfigError(`${title}: ${problem}${current}`);
     }
     raw[key] = result.data;
   }
@@ -869,10 +1019,17 @@ export function loadSettings(options: LoadSettingsOptions): Command {
         JSON.stringify(format),
     );
   }
+  const settings = validate(raw as RawSettings, { readTextFile, env: options.env, read, shown });
+  const warnings = [
+    ...adoptions,
+    ...unsupportedWarnings(options.env, envFile),
+    ...misspeltEnvironmentWarnings(options.env),
+    ...unknownNameWarnings(envFile, shown),
+  ];
   return {
     kind: "run",
     command,
-    settings: validate(raw as RawSettings, { readTextFile, env: options.env, read }),
+    settings,
     ...(positionals[0] === undefined ? {} : { operand: positionals[0] }),
     options: {
       ...(typeof out === "string" ? { out } : {}),
@@ -884,22 +1041,111 @@ export function loadSettings(options: LoadSettingsOptions): Command {
   };
 }
 
+/** An env file that was read: its path as given and its entries. */
+interface EnvFile {
+  readonly path: string;
+  readonly entries: readonly EnvEntry[];
+}
+
 function readEnvFile(
   path: string | undefined,
   readTextFile: (path: string) => string | undefined,
-): Record<string, string | undefined> {
+): EnvFile | undefined {
   const file = path ?? ".env";
+  const shownPath = shownExcept([]).path(file);
   let content: string | undefined;
   try {
     content = readTextFile(file);
   } catch (error) {
-    throw new ConfigError(`Cannot read env file ${file}: ${(error as Error).message}`);
+    throw new ConfigError(`Cannot read env file ${shownPath}: ${(error as Error).message}`);
   }
   if (content === undefined) {
-    if (path === undefined) return {};
-    throw new ConfigError(`Cannot read env file ${file}: no such file`);
+    if (path === undefined) return undefined;
+    throw new ConfigError(`Cannot read env file ${shownPath}: no such file`);
   }
-  return { ...parseEnv(content) };
+  const invalid = (line: number, problem: string) =>
+    new ConfigError(`Invalid env file ${shownPath} at line ${line}: ${problem}`);
+  let entries: EnvEntry[];
+  try {
+    entries = parseEnvFile(content, { mayShow: (word) => !looksLikeKey(word) });
+  } catch (error) {
+    if (error instanceof EnvFileError) throw invalid(error.line, error.problem);
+    throw error;
+  }
+  const unsupported = new Set(UNSUPPORTED_SETTINGS.map((setting) => setting.env));
+  for (const { name, line } of entries) {
+    if (SETTING_NAMES.includes(name) || unsupported.has(name)) continue;
+    const shownName = looksLikeKey(name) ? "the name on this line" : name;
+    const near = closestName(name, SETTING_NAMES);
+    if (near !== undefined) {
+      throw invalid(line, `${shownName} is not a setting: did you mean ${near}?`);
+    }
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      throw invalid(
+        line,
+        `${shownName} is not a valid name: names are letters, digits and _, and do not start ` +
+          "with a digit",
+      );
+    }
+  }
+  return { path: shownPath, entries };
+}
+
+/** One line per immich-stack setting given that stacksync does not support. */
+function unsupportedWarnings(
+  env: Readonly<Record<string, string | undefined>>,
+  envFile: EnvFile | undefined,
+): string[] {
+  const warnings: string[] = [];
+  for (const setting of UNSUPPORTED_SETTINGS) {
+    const entry = envFile?.entries.find((candidate) => candidate.name === setting.env);
+    const fromEnv = env[setting.env];
+    const [value, source] = fromEnv !== undefined && fromEnv !== ""
+      ? [fromEnv, "the environment"]
+      : [entry?.value, `${envFile?.path} line ${entry?.line}`];
+    if (value === undefined || value === "") continue;
+    if (setting.harmless.includes(value.trim().toLowerCase())) continue;
+    warnings.push(
+      `Ignored ${setting.env} from ${source}: stacksync does not support this immich-stack ` +
+        `setting; ${setting.instead}`,
+    );
+  }
+  return warnings;
+}
+
+/**
+ * Environment variables one typo away from a setting. Only a warning: the environment is shared
+ * with every other program, unlike an env file written for stacksync.
+ */
+function misspeltEnvironmentWarnings(env: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.keys(env).flatMap((name) => {
+    if (env[name] === undefined || env[name] === "" || looksLikeKey(name)) return [];
+    const near = closestName(name, SETTING_NAMES);
+    // Only the same name in another case or spelling: other near names are common elsewhere.
+    return near === undefined || name.toUpperCase().replace(/[^A-Z0-9]/g, "") !==
+        near.replaceAll("_", "")
+      ? []
+      : [`Ignored ${name} from the environment: it is not a setting, did you mean ${near}?`];
+  });
+}
+
+/** One line naming every name of the env file that is not a setting, so typos show. */
+function unknownNameWarnings(envFile: EnvFile | undefined, shown: Shown): string[] {
+  if (envFile === undefined) return [];
+  const unsupported = new Set(UNSUPPORTED_SETTINGS.map((setting) => setting.env));
+  const unknown = envFile.entries.filter(({ name }) =>
+    !SETTING_NAMES.includes(name) && !unsupported.has(name)
+  );
+  if (unknown.length === 0) return [];
+  const names = unknown.map(({ name, line }) =>
+    shown.may(name) ? `${name} (line ${line})` : `a name that looks like a key (line ${line})`
+  );
+  return [
+    `Ignored ${unknown.length === 1 ? "1 variable" : `${unknown.length} variables`} of ` +
+    `${envFile.path} that ${
+      unknown.length === 1 ? "is not a stacksync setting" : "are not stacksync settings"
+    }: ${names.join(", ")}`,
+  ];
 }
 
 function splitKeys(text: string, source: string): string[] {
@@ -910,12 +1156,30 @@ function splitKeys(text: string, source: string): string[] {
   return keys;
 }
 
+/** The keys of an API_KEY_FILE: one per line or comma-separated. */
+function keysOfFile(content: string, shown: Shown): string[] {
+  const source = describe("apiKeyFile");
+  if (content.trim() === "") throw new ConfigError(`Invalid ${source}: the key file is empty`);
+  // An env file line pasted into the key file would send `API_KEY=…` as the key.
+  const assignment = /^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*=/m.exec(content);
+  const name = assignment?.[1];
+  if (name !== undefined && (SETTING_NAMES.includes(name) || /KEY/i.test(name))) {
+    const holds = shown.may(name) ? `${name}=` : "a NAME= line";
+    throw new ConfigError(
+      `Invalid ${source}: the key file holds ${holds}: put the key alone, one key per line`,
+    );
+  }
+  return splitKeys(content.replace(/\s+$/, "").split(/\r?\n/).join(","), source);
+}
+
 /** What {@linkcode validate} needs besides the raw values. */
 interface ValidateContext {
   readonly readTextFile: (path: string) => string | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The settings the command reads; the others keep their defaults, unchecked. */
   readonly read: ReadonlySet<keyof Declarations>;
+  /** Which values messages may show. */
+  readonly shown: Shown;
 }
 
 /**
@@ -940,7 +1204,7 @@ function validate(raw: RawSettings, context: ValidateContext): Settings {
   const stateDir = raw.stateDir ?? defaultStateDir(context.env);
   const local = { ...rest, ...(stateDir === undefined ? {} : { stateDir }) };
   if (!context.read.has("apiUrl")) return { ...local, apiUrl: "", apiKeys: [] };
-  const { readTextFile } = context;
+  const { readTextFile, shown } = context;
   if (raw.apiUrl === undefined) {
     throw new ConfigError(`Missing ${describe("apiUrl")}: set the address of the Immich API`);
   }
@@ -955,15 +1219,14 @@ function validate(raw: RawSettings, context: ValidateContext): Settings {
     try {
       content = readTextFile(apiKeyFile);
     } catch (error) {
-      throw new ConfigError(`Cannot read API_KEY_FILE ${apiKeyFile}: ${(error as Error).message}`);
+      throw new ConfigError(
+        `Cannot read API_KEY_FILE ${shown.path(apiKeyFile)}: ${(error as Error).message}`,
+      );
     }
     if (content === undefined) {
-      throw new ConfigError(`Cannot read API_KEY_FILE ${apiKeyFile}: no such file`);
+      throw new ConfigError(`Cannot read API_KEY_FILE ${shown.path(apiKeyFile)}: no such file`);
     }
-    apiKeys = splitKeys(
-      content.replace(/\s+$/, "").split(/\r?\n/).join(","),
-      describe("apiKeyFile"),
-    );
+    apiKeys = keysOfFile(content, shown);
   } else if (apiKey !== undefined) {
     apiKeys = splitKeys(apiKey, describe("apiKey"));
   } else {
@@ -1142,7 +1405,8 @@ export function settingsTable(): string {
 }
 
 /**
- * The effective settings as one record for the start-up log line; API keys are only counted.
+ * The effective settings as one record for the start-up log line; API keys are only counted,
+ * and a user name and password in API_URL are shown as `***`.
  *
  * @param settings The validated settings.
  * @param command The command they were loaded for; only the settings it reads are shown.
@@ -1155,12 +1419,15 @@ export function settingsTable(): string {
  *
  * const command = loadSettings({
  *   args: [],
- *   env: { API_URL: "http://immich:2283/api", API_KEY: "key-1,key-2" },
+ *   env: { API_URL: "http://me:pw@immich:2283/api", API_KEY: "key-1,key-2" },
  *   version: "1.0.0",
  *   readTextFile: () => undefined,
  * });
  * assert.equal(command.kind, "run");
- * if (command.kind === "run") assert.equal(describeSettings(command.settings).apiKeys, "2 keys");
+ * if (command.kind === "run") {
+ *   assert.equal(describeSettings(command.settings).apiKeys, "2 keys");
+ *   assert.equal(describeSettings(command.settings).apiUrl, "http://***:***@immich:2283/api");
+ * }
  * ```
  */
 export function describeSettings(
@@ -1169,9 +1436,49 @@ export function describeSettings(
 ): Record<string, unknown> {
   const { apiKeys, ...rest } = settings;
   const read = new Set<string>(settingsOf(command));
-  const shown = Object.entries(rest).filter(([key]) => read.has(key));
+  const shown = Object.entries(rest).filter(([key]) => read.has(key))
+    .map(([key, value]) => key === "apiUrl" ? [key, shownUrl(String(value))] : [key, value]);
   if (read.has("apiKey")) {
     shown.push(["apiKeys", `${apiKeys.length} key${apiKeys.length === 1 ? "" : "s"}`]);
   }
   return Object.fromEntries(shown);
+}
+
+/**
+ * Every secret the settings hold, for the logger to hide wherever one turns up: the API keys,
+ * and the password of API_URL as written and decoded.
+ *
+ * @param settings The validated settings.
+ * @returns The secrets, without empty strings.
+ *
+ * @example Usage
+ * ```ts
+ * import { loadSettings, secretsOf } from "./config.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const command = loadSettings({
+ *   args: [],
+ *   env: { API_URL: "http://me:p%40ss@immich:2283/api", API_KEY: "key-1" },
+ *   version: "1.0.0",
+ *   readTextFile: () => undefined,
+ * });
+ * assert.equal(command.kind, "run");
+ * if (command.kind === "run") {
+ *   assert.deepEqual(secretsOf(command.settings), ["key-1", "p%40ss", "p@ss"]);
+ * }
+ * ```
+ */
+export function secretsOf(settings: Settings): string[] {
+  // Commands that talk to no server (`runs`) have no API_URL.
+  const password = URL.parse(settings.apiUrl)?.password ?? "";
+  const passwords = password === "" ? [] : [password, decodedPassword(password)];
+  return [...new Set([...settings.apiKeys, ...passwords])];
+}
+
+function decodedPassword(password: string): string {
+  try {
+    return decodeURIComponent(password);
+  } catch {
+    return password;
+  }
 }

@@ -3,7 +3,7 @@
  * standard output and, with LOG_FILE, appended to a file as well.
  *
  * Every module logs through `getLogger(["stacksync", "<module>"])` from `@logtape/logtape`, with
- * the SPEC message text (a LogTape template such as `"Retry {attempt}/{max} after {delay}"` is
+ * its fixed message text (a LogTape template such as `"Retry {attempt}/{max} after {delay}"` is
  * rendered with its values) and context fields as properties: `assetID`, `filename`, `stackID`,
  * `user`, `method`, `path`, `status`, `correlationID`, … Every secret handed to
  * {@linkcode setupLogging} is replaced by `[REDACTED]` in every line before it is written.
@@ -25,7 +25,7 @@ export type LogFormat = "text" | "json";
 /** What replaces a secret in every written line. */
 export const REDACTED = "[REDACTED]";
 
-/** The warning logged when LOG_FILE cannot be opened (SPEC wording). */
+/** The warning logged when LOG_FILE cannot be opened, in immich-stack's wording. */
 export const LOG_FILE_FALLBACK = "Could not open log file, using stdout only";
 
 /** Options of {@linkcode setupLogging}. */

@@ -92,7 +92,11 @@ export interface UserReport {
 
 /** Options of {@linkcode runPass} and {@linkcode runCron}. */
 export interface RunOptions {
-  /** Stops the run between actions and ends the cron sleep at once. */
+  /**
+   * The shutdown signal: aborts a read in flight and any wait between retries at once (a write
+   * already sent gets a second for its answer), skips the actions not started, and ends the
+   * cron sleep at once.
+   */
   readonly signal?: AbortSignal;
   /**
    * Waits between cron passes and before each retry of a request; rejects when the signal
@@ -109,7 +113,7 @@ export interface RunOptions {
 /** The settings a pass over every user reads: server, keys, dry run and how writes are sent. */
 export type PassSettings = Pick<
   Settings,
-  "apiUrl" | "apiKeys" | "dryRun" | "stackConcurrency" | "preventSelfRekt"
+  "apiUrl" | "apiKeys" | "dryRun" | "requestTimeout" | "stackConcurrency" | "preventSelfRekt"
 >;
 
 /**
@@ -647,6 +651,8 @@ async function processUser(
   const client = createImmichClient({
     baseUrl: settings.apiUrl,
     apiKey,
+    timeoutMs: settings.requestTimeout * 1000,
+    signal: options.signal,
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   });
   let journal: UserJournal | undefined;
@@ -722,6 +728,17 @@ async function processUser(
     logLeftUndone([...outcomes, ...trashOutcomes], userLog);
     return report;
   } catch (error) {
+    // The shutdown signal's own reason comes from a read or a retry's wait: applyPlan records
+    // each write's failure itself, so nothing was written for this user.
+    if (options.signal?.aborted && error === options.signal.reason) {
+      await journal?.close().catch(() => {});
+      logger.warn(
+        "Stopped {user} by the shutdown signal before any change: " +
+          "nothing was written for this user",
+        { user },
+      );
+      return { user, status: "failed", error: SKIP_WORDS.aborted, counts: ZERO, skippedAssets: {} };
+    }
     // API errors name endpoint, status, server message and correlation id, never the key;
     // anything else (a bad album name, a defect) still costs only this user.
     const message = error instanceof Error ? error.message : String(error);
@@ -775,6 +792,14 @@ export async function runUsers(
     reports.push(await processUser(apiKey, index + 1, settings, work, { ...options, run }));
   }
   if (run !== undefined) await options.journal?.finish();
+  const notReached = settings.apiKeys.length - reports.length;
+  if (notReached > 0) {
+    logger.warn(
+      `Stopped by the shutdown signal: ${notReached} of ${
+        plural(settings.apiKeys.length, "user")
+      } not processed; the next run processes them`,
+    );
+  }
   const failedUsers = reports.filter((r) => r.status === "failed");
   const stoppedUsers = reports.filter((r) => r.status === "stopped");
   const failedActions = reports.reduce((sum, r) => sum + r.counts.failed, 0);

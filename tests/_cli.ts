@@ -59,6 +59,24 @@ async function prepareCli(run: CliRun) {
 }
 
 /**
+ * Runs a command to its end and decodes its output.
+ *
+ * @param command The command, with stdout and stderr piped.
+ * @returns Exit status, stdout and stderr.
+ */
+export async function commandOutput(
+  command: Deno.Command,
+): Promise<Omit<CliResult, "cwd">> {
+  const output = await command.output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+/**
  * Runs the CLI to its end.
  *
  * @param run Arguments, environment and files of the run.
@@ -66,14 +84,7 @@ async function prepareCli(run: CliRun) {
  */
 export async function runCli(run: CliRun): Promise<CliResult> {
   const { cwd, command } = await prepareCli(run);
-  const output = await command.output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-    cwd,
-  };
+  return { ...(await commandOutput(command)), cwd };
 }
 
 /** A CLI started with {@linkcode spawnCli}, still running. */
@@ -149,4 +160,41 @@ export async function mapLimited<T, R>(
   };
   await Promise.all(Array.from({ length: limit }, worker));
   return results;
+}
+
+/** How a CLI started with {@linkcode spawnCli} ended. */
+export interface FinishedCli {
+  /** The exit status, or undefined when the deadline passed and the process was killed. */
+  readonly code: number | undefined;
+  /** Every stdout line, including those read before. */
+  readonly lines: readonly string[];
+  readonly stderr: string;
+}
+
+/**
+ * Reads the rest of a spawned CLI's output and waits for it to end; a process still running
+ * after `deadlineMs` is killed, so a test of a hang fails instead of hanging itself.
+ *
+ * @param cli The running CLI.
+ * @param deadlineMs How long it may still run.
+ * @returns Its exit status (undefined when killed), stdout lines and stderr.
+ */
+export async function finishCli(cli: SpawnedCli, deadlineMs: number): Promise<FinishedCli> {
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    cli.process.kill("SIGKILL");
+  }, deadlineMs);
+  try {
+    while (await cli.nextLine() !== undefined) {
+      // Reading to the end of stdout; nextLine keeps every line.
+    }
+    const [status, stderr] = await Promise.all([
+      cli.process.status,
+      new Response(cli.process.stderr).text(),
+    ]);
+    return { code: killed ? undefined : status.code, lines: cli.lines, stderr };
+  } finally {
+    clearTimeout(timer);
+  }
 }

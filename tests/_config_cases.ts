@@ -54,7 +54,8 @@ const BOOLEANS = [
   ["TRASH_ORPHANED_RAWS", "trash-orphaned-raws"],
 ] as const;
 
-const CRON_PROBLEM = "must be a positive whole number of seconds";
+const CRON_PROBLEM = "must be a whole number of seconds from 1 to 31536000 (365 days)";
+const TIMEOUT_PROBLEM = "must be a whole number of seconds from 1 to 3600 (an hour)";
 const URL_PROBLEM = "must be an http(s) URL such as http://immich:2283/api";
 const DATE_PROBLEM =
   "must be an ISO 8601 date or date-time such as 2024-01-31 or 2024-01-31T12:00:00Z";
@@ -84,10 +85,17 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     message: `Invalid ${env} (--${flag}): must be one of true, false, 1, 0, yes, no: ` +
       'current value is "maybe"',
   })),
-  ...["-5", "1.5", "10s", "soon"].map((value): InvalidCase => ({
+  // "0" is immich-stack's "a day", read as 86400 with a warning.
+  ...["-5", "1.5", "10s", "soon", "31536001", "86400000"].map((value): InvalidCase => ({
     name: `CRON_INTERVAL ${value}`,
     env: { CRON_INTERVAL: value },
     message: `Invalid interval: CRON_INTERVAL (--cron-interval): ${CRON_PROBLEM}: ` +
+      `current value is "${value}"`,
+  })),
+  ...["0", "2m", "3601"].map((value): InvalidCase => ({
+    name: `REQUEST_TIMEOUT ${value}`,
+    env: { REQUEST_TIMEOUT: value },
+    message: `Invalid REQUEST_TIMEOUT (--request-timeout): ${TIMEOUT_PROBLEM}: ` +
       `current value is "${value}"`,
   })),
   ...["immich:2283/api", "ftp://immich/api", "not a url"].map((value): InvalidCase => ({
@@ -119,6 +127,21 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     files: { "keys.txt": "key-a\n\nkey-b\n" },
     message: `Invalid API_KEY_FILE (--api-key-file): ${EMPTY_KEY}`,
   },
+  ...["", " \n\n"].map((content): InvalidCase => ({
+    name: `API_KEY_FILE holding ${JSON.stringify(content)}`,
+    bare: true,
+    env: { API_URL: "http://immich:2283/api", API_KEY_FILE: "keys.txt" },
+    files: { "keys.txt": content },
+    message: "Invalid API_KEY_FILE (--api-key-file): the key file is empty",
+  })),
+  ...["API_KEY=key-a\n", "export API_KEY='key-a'\n"].map((content): InvalidCase => ({
+    name: `API_KEY_FILE holding ${JSON.stringify(content)}`,
+    bare: true,
+    env: { API_URL: "http://immich:2283/api", API_KEY_FILE: "keys.txt" },
+    files: { "keys.txt": content },
+    message: "Invalid API_KEY_FILE (--api-key-file): the key file holds API_KEY=: put the key " +
+      "alone, one key per line",
+  })),
   {
     name: "API_KEY and API_KEY_FILE together",
     env: { API_KEY_FILE: "keys.txt" },
@@ -176,6 +199,8 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     message: "Invalid grouping criteria: Expected property name or '}' in JSON at position 1 " +
       "(line 1 column 2)",
   },
+  // Unknown CRITERIA fields are read as immich-stack reads them, with warnings: see
+  // tests/immich_stack_config_test.ts.
   ...[[], { mode: "advanced", expression: { operator: "NOT", children: [] } }].map(
     (criteria): InvalidCase => ({
       name: `CRITERIA that is JSON but not criteria: ${JSON.stringify(criteria)}`,
@@ -211,6 +236,52 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     args: ["--bogus"],
     message: "Cannot parse the command line: Unknown option '--bogus'; see --help",
   },
+  {
+    name: "misspelt flag",
+    args: ["--dryrun"],
+    message: "Cannot parse the command line: Unknown option '--dryrun': did you mean --dry-run?",
+  },
+  ...([
+    ["LOG_LEVEL debug", 'expected NAME=value, found no "=" after LOG_LEVEL'],
+    [
+      "LOG_LEVEL='debug",
+      "the value of LOG_LEVEL opens a ' quote that is not closed on the " +
+      "same line",
+    ],
+    [
+      'LOG_LEVEL="debug" info',
+      "text after the closing quote of LOG_LEVEL: only a # comment " +
+      "may follow",
+    ],
+    [
+      "LOG_LEVEL=de'bug",
+      "a quote inside the unquoted value of LOG_LEVEL: put the whole value " +
+      "in quotes",
+    ],
+    [
+      'LOG_LEVEL="\\\\debug\\q"',
+      "unknown escape \\q in the double-quoted value of " +
+      'LOG_LEVEL: use \\\\, \\", \\n, \\r or \\t, or single quotes for a literal backslash',
+    ],
+    [
+      "LOG_LEVEL=$LEVEL",
+      "the value of LOG_LEVEL holds $LEVEL, but stacksync does not " +
+      "expand variables: write the value itself, or put it in single quotes to keep the $",
+    ],
+    [
+      "2LOG=debug",
+      "2LOG is not a valid name: names are letters, digits and _, and do not " +
+      "start with a digit",
+    ],
+    ["LOGLEVEL=debug", "LOGLEVEL is not a setting: did you mean LOG_LEVEL?"],
+    ["Log-Level=debug", "Log-Level is not a setting: did you mean LOG_LEVEL?"],
+    ["LOG_LEVEL=debug\nLOG_LEVEL=info", "LOG_LEVEL is set again (first on line 2): keep one"],
+  ] as const).map(([text, problem]): InvalidCase => ({
+    name: `env file line ${JSON.stringify(text)}`,
+    env: { ENV_FILE: "settings.env" },
+    files: { "settings.env": `# settings\n${text}\n` },
+    message: `Invalid env file settings.env at line ${text.includes("\n") ? 3 : 2}: ${problem}`,
+  })),
   {
     name: "positional argument",
     args: ["--dry-run", "stray"],

@@ -1,5 +1,5 @@
 /**
- * The fixture library of `../shared/immich-fixtures/README.md`, with the asset and user ids the
+ * The fixture library of `tests/testdata/immich-fixtures/README.md`, with the asset and user ids the
  * live server gave it (019, 010, 011), so recorded request bodies can be replayed unchanged.
  * Private to the Immich test server.
  *

@@ -110,7 +110,7 @@ Deno.test("applyPlan() runs every deletion before any write that lists assets", 
   ]);
 });
 
-Deno.test("applyPlan() logs each write with the SPEC message and its context", async () => {
+Deno.test("applyPlan() logs each write with its fixed message and its context", async () => {
   const { writer } = fakeWriter();
   const { lines, records } = await captureLogs(() =>
     applyPlan(everyKindPlan(), writer, { dryRun: false })

@@ -44,6 +44,7 @@ const INPUT_ONLY: readonly SettingKey[] = ["apiKey", "apiKeyFile", "envFile", "c
 const DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   runMode: "once",
   cronInterval: 86400,
+  requestTimeout: 120,
   dryRun: false,
   criteria: JSON.parse(DEFAULT_CRITERIA),
   withArchived: false,
@@ -88,6 +89,7 @@ const VALUES: readonly ValueCase[] = [
   },
   { key: "runMode", raw: "CRON", expected: "cron" },
   { key: "cronInterval", raw: "3600", expected: 3600 },
+  { key: "requestTimeout", raw: "30", expected: 30 },
   { key: "dryRun", raw: "yes", expected: true },
   {
     key: "criteria",
@@ -322,6 +324,23 @@ Deno.test("describeSettings() lists the effective settings without any key", () 
   assert.equal(described.apiKeys, "2 keys");
   assert.equal(described.runMode, "once");
   assert.ok(!JSON.stringify(described).includes("key-a"));
+});
+
+Deno.test("loadSettings() refuses an env file that is not UTF-8 text, naming the line", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".env" });
+  try {
+    // "é" in Latin-1 on line 2: decoding it as UTF-8 would change the value without a word.
+    await Deno.writeFile(
+      path,
+      new Uint8Array([...new TextEncoder().encode("# x\nA="), 0xe9, 0x0a]),
+    );
+    assert.throws(
+      () => loadSettings({ args: ["--env-file", path], env: VALID_ENV, version: "1.2.3" }),
+      { name: "ConfigError", message: `Cannot read env file ${path}: not UTF-8 text (line 2)` },
+    );
+  } finally {
+    await Deno.remove(path);
+  }
 });
 
 Deno.test("loadSettings() takes the first argument as the command, run when there is none", async (t) => {

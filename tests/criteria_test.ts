@@ -169,12 +169,22 @@ Deno.test("parseCriteria() reports the JSON path and the problem", async (t) => 
     {
       name: "unknown field",
       input: [{ key: "originalFileName", spilt: { delimiters: ["~"] } }],
-      message: '[0]: unknown field "spilt"',
+      message: "[0].spilt: unknown field, expected key, split, regex, delta",
     },
     {
       name: "unknown field in split",
       input: [{ key: "originalFileName", split: { delimiters: ["~"], idx: 1 } }],
-      message: '[0].split: unknown field "idx"',
+      message: "[0].split.idx: unknown field, expected delimiters, index",
+    },
+    {
+      name: "unknown field that is also the missing one's misspelling",
+      input: [{ key: "localDateTime", delta: { seconds: 1 } }],
+      message: "[0].delta.seconds: unknown field, expected milliseconds",
+    },
+    {
+      name: "unknown field of an expression node",
+      input: { mode: "advanced", expression: { operator: "NOT", child: [] } },
+      message: "expression.child: unknown field, expected criteria, operator, children",
     },
     {
       name: "negative split index",

@@ -5,6 +5,7 @@ import { z } from "zod";
 import {
   ApiError,
   createHttpClient,
+  delay,
   type HttpClientOptions,
   InvalidResponseError,
   PermanentError,
@@ -327,7 +328,8 @@ Deno.test("createHttpClient() retries a request slower than the time-out, then f
   try {
     await assert.rejects(client.request("GET", "/stacks", { schema: z.unknown() }), {
       name: "TransientError",
-      message: "API request timed out: GET /stacks got no answer within 20 ms after 4 attempts",
+      message: `API request timed out: GET ${server.url}/stacks got no answer within 20 ms ` +
+        "(REQUEST_TIMEOUT) after 4 attempts",
     });
     assert.equal(server.requests.length, 4);
     assert.equal(time.sleeps.length, 3);
@@ -506,4 +508,247 @@ Deno.test("createHttpClient() stops waiting between retries when the signal abor
     client.close();
     await server.close();
   }
+});
+
+/** A stub whose answers are bodies written chunk by chunk, `gapMs` apart. */
+function chunkedServer(chunks: readonly string[], gapMs: number, stallAfter = Infinity) {
+  let requests = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    requests++;
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent >= stallAfter) return await new Promise(() => {}); // silent from here on
+        if (sent > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
+        if (sent === chunks.length) return controller.close();
+        controller.enqueue(new TextEncoder().encode(chunks[sent++]));
+      },
+    });
+    return new Response(body, { headers: { "content-type": "application/json" } });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/api`,
+    requests: () => requests,
+    close: () => server.shutdown(),
+  };
+}
+
+Deno.test("createHttpClient() lets an answer take longer than the time-out while it keeps moving", async () => {
+  // Ten chunks 40 ms apart: 360 ms in all, never 150 ms of silence.
+  const chunks = ['{"items":[', ...Array.from({ length: 8 }, (_, i) => `${i},`), "8]}"];
+  const server = chunkedServer(chunks, 40);
+  const client = createHttpClient({
+    baseUrl: server.url,
+    apiKey: API_KEY,
+    timeoutMs: 150,
+    ...fakeTime().options,
+  });
+  try {
+    const answer = await client.request("GET", "/stacks", {
+      schema: z.object({ items: z.array(z.number()) }),
+    });
+    assert.deepEqual(answer.items, [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.equal(server.requests(), 1);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("createHttpClient() retries an answer that stops moving for the time-out, then fails", async () => {
+  const records = await recordLogs();
+  const server = chunkedServer(['{"items":[', "1,"], 10, 2);
+  const time = fakeTime();
+  const client = createHttpClient({
+    baseUrl: server.url,
+    apiKey: API_KEY,
+    timeoutMs: 50,
+    ...time.options,
+  });
+  try {
+    await assert.rejects(client.request("GET", "/stacks", { schema: z.unknown() }), {
+      name: "TransientError",
+      message: `API request timed out: GET ${server.url}/stacks sent no part of its answer for ` +
+        "50 ms (REQUEST_TIMEOUT) after 4 attempts",
+    });
+    assert.equal(server.requests(), 4);
+    assert.deepEqual(
+      records.filter((r) => r.level === "warning").map((r) => r.properties.reason),
+      Array(3).fill("answer stalled for 50 ms"),
+    );
+  } finally {
+    client.close();
+    await server.close();
+    await reset();
+  }
+});
+
+Deno.test("createHttpClient() does not retry a connection no attempt can make", async (t) => {
+  const plain = stubServer([() => Response.json({ major: 3 })]);
+  const cases = [
+    {
+      url: "http://127.0.0.1:6000/api",
+      message: "Failed to connect to API: GET http://127.0.0.1:6000/api/users/me: Deno never " +
+        "sends requests to port 6000 (browsers block it too): use another port",
+    },
+    {
+      url: plain.url.replace("http:", "https:"),
+      message: `Failed to connect to API: GET ${plain.url.replace("http:", "https:")}/users/me: ` +
+        "TLS handshake failed: the server does not speak https at this address",
+    },
+  ];
+  try {
+    for (const { url, message } of cases) {
+      await t.step(url, async () => {
+        const time = fakeTime();
+        const client = createHttpClient({ baseUrl: url, apiKey: API_KEY, ...time.options });
+        try {
+          await assert.rejects(client.request("GET", "/users/me", { schema: z.unknown() }), {
+            name: "PermanentError",
+            message,
+          });
+          assert.deepEqual(time.sleeps, []);
+        } finally {
+          client.close();
+        }
+      });
+    }
+    assert.equal(plain.requests.length, 0);
+  } finally {
+    await plain.close();
+  }
+});
+
+Deno.test("createHttpClient() fails at once when Retry-After asks for more than it waits", async () => {
+  const server = stubServer([status(503, { message: "Maintenance" }, { "retry-after": "301" })]);
+  const time = fakeTime();
+  const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...time.options });
+  try {
+    await assert.rejects(client.request("GET", "/stacks", { schema: z.unknown() }), {
+      name: "PermanentError",
+      message: "API request failed: GET /stacks answered 503 Maintenance: the server asks to " +
+        "wait 301 s (Retry-After), more than the 300 s stacksync waits",
+    });
+    assert.deepEqual(time.sleeps, []);
+    assert.equal(server.requests.length, 1);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("createHttpClient() follows redirects within its origin only, keeping key and body", async (t) => {
+  const other = stubServer([() => Response.json({ never: true })]);
+  const server = stubServer([
+    () => new Response(null, { status: 307, headers: { location: "/api/stacks-moved" } }),
+    () => Response.json({ id: "s1" }),
+    () => new Response(null, { status: 302, headers: { location: `${other.url}/stacks?t=1` } }),
+    () => new Response(null, { status: 301, headers: { location: "/api/loop" } }),
+  ]);
+  const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...fakeTime().options });
+  try {
+    await t.step("same origin: followed with the key and the body", async () => {
+      const answer = await client.request("POST", "/stacks", {
+        body: { assetIds: ["a", "b"] },
+        schema: z.object({ id: z.string() }),
+      });
+      assert.deepEqual(answer, { id: "s1" });
+      const [first, second] = server.requests;
+      assert.deepEqual([first.path, second.path], ["/api/stacks", "/api/stacks-moved"]);
+      assert.equal(second.method, "POST");
+      assert.equal(second.headers.get("x-api-key"), API_KEY);
+      assert.equal(second.body, '{"assetIds":["a","b"]}');
+    });
+    await t.step("another origin: an error naming the target, nothing sent there", async () => {
+      await assert.rejects(client.request("GET", "/stacks", { schema: z.unknown() }), {
+        name: "PermanentError",
+        message: `Cannot follow the redirect of GET /stacks to ${other.url}/stacks as it leaves ` +
+          "the origin of API_URL, and the API key goes nowhere else: set API_URL to the " +
+          "address that answers without redirecting",
+      });
+      assert.equal(other.requests.length, 0);
+    });
+    await t.step("a loop within the origin: an error after 5 redirects", async () => {
+      await assert.rejects(client.request("GET", "/loop", { schema: z.unknown() }), {
+        name: "PermanentError",
+        message: `Cannot follow the redirects of GET /loop: more than 5 in a row, the last to ` +
+          `${server.url}/loop`,
+      });
+    });
+  } finally {
+    client.close();
+    await Promise.all([server.close(), other.close()]);
+  }
+});
+
+Deno.test("createHttpClient() ends a read at a shutdown signal, and gives a write a moment for its answer", async (t) => {
+  const end = Promise.withResolvers<void>();
+  const received = new Map<string, PromiseWithResolvers<void>>();
+  const arrival = (path: string) => {
+    if (!received.has(path)) received.set(path, Promise.withResolvers());
+    return received.get(path)!;
+  };
+  const made = () => Response.json({ id: "made" }, { status: 201 });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    const path = new URL(request.url).pathname;
+    arrival(path).resolve();
+    if (path === "/api/late") {
+      return new Promise<Response>((resolve) => setTimeout(() => resolve(made()), 300));
+    }
+    if (path === "/api/started") {
+      // The status line and headers go now; the body only when the test ends.
+      const body = new ReadableStream<Uint8Array>({
+        async start(controller) {
+          await end.promise;
+          controller.enqueue(new TextEncoder().encode('{"id":"made"}'));
+          controller.close();
+        },
+      });
+      return new Response(body, { status: 201, headers: { "content-type": "application/json" } });
+    }
+    // Answered only when the test ends, long after the client has stopped waiting.
+    return end.promise.then(made);
+  });
+  const baseUrl = `http://127.0.0.1:${server.addr.port}/api`;
+  /** Sends a request, and the shutdown signal once the server has it (plus `afterMs`). */
+  const stopDuring = async (method: "GET" | "POST", path: string, afterMs = 0) => {
+    const shutdown = new AbortController();
+    const client = createHttpClient({ baseUrl, apiKey: API_KEY, signal: shutdown.signal });
+    const answer = client.request(method, path, { schema: z.object({ id: z.string() }) });
+    await arrival(`/api${path}`).promise;
+    await new Promise((resolve) => setTimeout(resolve, afterMs));
+    shutdown.abort(new Error("stopped"));
+    return answer.finally(() => client.close());
+  };
+  try {
+    await t.step("a read stops at once", async () => {
+      await assert.rejects(stopDuring("GET", "/never"), { message: "stopped" });
+    });
+    await t.step("a write answered within a second after the signal is done", async () => {
+      assert.deepEqual(await stopDuring("POST", "/late"), { id: "made" });
+    });
+    await t.step("a write with no answer a second after the signal stops", async () => {
+      await assert.rejects(stopDuring("POST", "/unanswered"), { message: "stopped" });
+    });
+    await t.step("a write whose answer has started is read to its end", async () => {
+      const answer = stopDuring("POST", "/started", 100);
+      // Past the second a write gets: the answer had started, so it is still read.
+      await new Promise((resolve) => setTimeout(resolve, 1300));
+      end.resolve();
+      assert.deepEqual(await answer, { id: "made" });
+    });
+  } finally {
+    end.resolve();
+    await server.shutdown();
+  }
+});
+
+Deno.test("delay() waits out more than a timer holds instead of returning at once", async () => {
+  const controller = new AbortController();
+  let settled = false;
+  const waiting = delay(30 * 86_400_000, controller.signal).finally(() => settled = true);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(settled, false);
+  controller.abort(new Error("stop"));
+  await assert.rejects(waiting, { message: "stop" });
 });

@@ -1,11 +1,12 @@
 /**
- * The Immich test server (DESIGN.md section 7): real HTTP on 127.0.0.1 and a random port, with
- * the semantics recorded from a live Immich v3.1.0 in `../shared/immich-fixtures/` — users and
- * API keys with permissions, owner scoping, the merge rule of `POST /stacks` (through
- * {@linkcode StackStore}), `search/metadata` paging with `nextPage` strings, visibility by server
- * version, partner assets, and error bodies in the v1/v2 or v3 shape. It records every request
- * (never the key) and injects faults on demand. Tests, `deno task demo` and `deno task bench`
- * all use it.
+ * The Immich test server (docs/architecture.md, "The Immich test server"): real HTTP on 127.0.0.1
+ * and a random port, with the semantics recorded from a live Immich v3.1.0 in
+ * `tests/testdata/immich-fixtures/` — users and API keys with permissions, owner scoping, the
+ * merge rule of `POST /stacks` (through {@linkcode StackStore}), `search/metadata` paging with
+ * `nextPage` strings, visibility by server version, partner assets, and error bodies in the v1/v2
+ * or v3 shape. It records every request (never the key) and injects faults on demand (errors,
+ * dropped connections, latency, and a route that never answers). Tests, `deno task demo`,
+ * `deno task sandbox` and `deno task bench` all use it.
  *
  * Paths in {@linkcode RecordedRequest} and in fault route keys are relative to `/api`, e.g.
  * `POST /stacks` or `DELETE /stacks/{id}`.
@@ -228,6 +229,8 @@ export interface RouteFault {
   readonly status?: number;
   /** Close the connection without answering instead. */
   readonly drop?: boolean;
+  /** Accept the request and never answer it (until the server closes), as a stuck server does. */
+  readonly hang?: boolean;
   /** How many matching requests pass untouched before it applies. @default {0} */
   readonly skip?: number;
   /** How many requests it applies to. @default {forever} */
@@ -1746,16 +1749,18 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       if (closed) return "drop";
       if (isApi) faults.beforeAnswer?.({ method: request.method, path });
       write?.recheck();
-      return answerMatched();
+      return await answerMatched();
     } finally {
       write?.done();
     }
 
     // Everything after the wait: faults, then the route.
-    function answerMatched(): RawResponse | "drop" {
+    async function answerMatched(): Promise<RawResponse | "drop"> {
       const forced = routeFaultFor(request.method, path, template);
-      if (forced?.drop === true) {
+      if (forced?.drop === true || forced?.hang === true) {
         record(0);
+        // The longest wait a timer can hold; close() releases it.
+        if (forced.hang === true) await sleep(2 ** 31 - 1);
         return "drop";
       }
       if (forced !== undefined && forced.afterWork !== true) {

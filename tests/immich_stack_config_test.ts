@@ -103,6 +103,29 @@ const CASES: readonly ConfigCase[] = [
     ],
   },
   {
+    // Go reads `delta.seconds` as no field, so milliseconds is 0: equal times only.
+    name: "CRITERIA with delta.seconds",
+    env: { CRITERIA: '[{"key":"localDateTime","delta":{"seconds":1}}]' },
+    groups: [EDIT_COVER, ...DEFAULT_GROUPS.slice(1)],
+    warnings: [
+      "Ignored CRITERIA [0].delta.seconds as immich-stack does: delta has no such field (it has " +
+      "milliseconds)",
+      "Read CRITERIA [0].delta without milliseconds as immich-stack does, as 0: only equal times " +
+      'match; write "delta": {"milliseconds": 0}',
+    ],
+  },
+  {
+    // A misspelt `delimiters`: the split has none, so immich-stack never applied it.
+    name: "CRITERIA with a misspelt field beside a missing one",
+    env: { CRITERIA: '[{"key":"originalFileName","split":{"delimiter":["~"]}}]' },
+    groups: DEFAULT_GROUPS,
+    warnings: [
+      "Ignored CRITERIA [0].split.delimiter as immich-stack does: split has no such field (it " +
+      "has delimiters, index); did you mean delimiters?",
+      "Ignored CRITERIA [0].split as immich-stack does: it has no delimiters",
+    ],
+  },
+  {
     // immich-stack splits only file names and paths, and applies delta to times only.
     name: "split on a time key and delta on a file name",
     env: {

@@ -41,7 +41,7 @@ function summary(actions: readonly Action[]): string[] {
   });
 }
 
-Deno.test("planStacks() follows the case table of DESIGN section 4", async (t) => {
+Deno.test("planStacks() follows the case table of docs/architecture.md", async (t) => {
   const cases: {
     name: string;
     existing: Stack[];
@@ -262,7 +262,7 @@ Deno.test("planStacks() shows the asset id when a deleted stack's file name is u
 });
 
 Deno.test("planStacks() finds a stack through any member, not only its primary", () => {
-  // The SPEC index rule: children must not look unstacked.
+  // The index rule: children must not look unstacked.
   const plan = planStacks([stack("s1", "z", "a", "b")], [group("a", "b")], OFF);
   assert.deepEqual(plan.actions, []);
   assert.equal(plan.needsReplace.length, 1);

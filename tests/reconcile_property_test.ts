@@ -1,4 +1,4 @@
-// Acceptance item 10 of issue 6: random libraries, random existing stacks and random groups,
+// Property test: random libraries, random existing stacks and random groups,
 // planned and applied to the model of Immich's stack semantics (tests/immich_stacks.ts).
 import assert from "node:assert/strict";
 import { type PlanGroup, type PlanOptions, planStacks } from "../src/reconcile/plan.ts";

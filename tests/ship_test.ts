@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { COMMANDS, loadSettings, SETTINGS } from "../src/config.ts";
+import { COMMANDS, loadSettings, SETTINGS, UNSUPPORTED_SETTINGS } from "../src/config.ts";
 import { REQUIRED_PERMISSIONS } from "../src/api/immich.ts";
 import { runPass } from "../src/run.ts";
 import { PERMISSION_FLAGS, RUN_FLAGS, V8_FLAGS } from "../scripts/compile.ts";
@@ -35,6 +35,12 @@ const NOT_SETTINGS = new Set([
   "IMG_E", // the prefix of an iPhone edit's file name
   "KEY", // the placeholder of `KEY=value` lines
   "COMMAND", // the command input of examples/github-actions.yml, passed to `deno task start`
+  "NAME", // the placeholder of `NAME=value` lines
+  "DRY_RUNS", // a misspelling the env file section shows being refused
+  "DENO_CERT", // Deno's own variables, for a server with a private certificate
+  "DENO_TLS_CA_STORE",
+  // immich-stack's settings that stacksync names in order to say they have no effect
+  ...UNSUPPORTED_SETTINGS.map((setting) => setting.env),
 ]);
 
 /** The text of a `## ` section of the README, up to the next one. */

@@ -1,8 +1,8 @@
 /**
  * The Immich endpoints stacksync uses, turned into the lean values of `src/model.ts`.
  *
- * One body shape serves every server version from v1.118 to v3.x (DESIGN.md section 3):
- * servers ignore the fields they do not know, so each search sends both the old
+ * One body shape serves every server version from v1.118 to v3.x (docs/architecture.md, "Immich
+ * versions"): servers ignore the fields they do not know, so each search sends both the old
  * (`isArchived`, `isVisible`) and the new (`visibility`) filters.
  *
  * @module
@@ -27,9 +27,9 @@ import type {
   User,
 } from "../model.ts";
 import { parseJsonObjectArray } from "./_json_array.ts";
+import { shownUrl } from "../shown_url.ts";
 import {
   createHttpClient,
-  displayUrl,
   type HttpClientOptions,
   InvalidResponseError,
   PermanentError,
@@ -259,7 +259,8 @@ export interface ImmichClient {
   /** Keeps album ids, resolves album names through `GET /albums`. */
   resolveAlbumIds(namesOrIds: readonly string[]): Promise<string[]>;
   /**
-   * `POST /stacks`: the first id becomes the primary; a listed primary brings its whole stack.
+   * `POST /stacks`: the first id becomes the primary; a listed primary brings its whole stack
+   * (docs/architecture.md, "Immich's merge rule").
    * One id makes a 1-asset stack: Immich wants two, and folds an id given twice (recorded
    * exchange 043).
    */
@@ -546,7 +547,7 @@ function mayHideMembers(stacks: readonly Stack[]): string[] {
   }).map((stack) => stack.id);
 }
 
-/** One visibility pass of the search (DESIGN.md section 3). */
+/** One visibility pass of the search (docs/architecture.md, "Immich versions"). */
 interface Pass {
   readonly visibility: "timeline" | "archive";
   readonly isArchived: boolean;
@@ -609,6 +610,23 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     try {
       return await http.request("GET", "/server/version", { schema: versionSchema });
     } catch (error) {
+      // The first request of a pass: a 404 means API_URL points at something else.
+      if (error instanceof PermanentError && error.status === 404) {
+        throw new PermanentError(
+          `Cannot find the Immich API at API_URL as GET /server/version answered 404 ` +
+            `${error.serverMessage}: check the address, which ends in /api (e.g. ` +
+            `http://immich:2283/api): current value is ${shownUrl(options.baseUrl)}`,
+          {
+            method: "GET",
+            path: "/server/version",
+            status: 404,
+            serverMessage: error.serverMessage,
+            correlationId: error.correlationId,
+            attempt: error.attempt,
+            cause: error,
+          },
+        );
+      }
       const withApi = `${options.baseUrl.replace(/\/+$/, "")}/api`;
       if (
         !(error instanceof InvalidResponseError) || error.serverMessage !== "HTML page" ||
@@ -626,8 +644,8 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
       http = retried;
       API_ADDRESSES.set(options.baseUrl, withApi);
       logger.warn(
-        `API_URL ${displayUrl(options.baseUrl)} answers Immich's web page, not its API: using ` +
-          `${displayUrl(withApi)}; add /api to API_URL`,
+        `API_URL ${shownUrl(options.baseUrl)} answers Immich's web page, not its API: using ` +
+          `${shownUrl(withApi)}; add /api to API_URL`,
       );
       return found;
     }

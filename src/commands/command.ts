@@ -118,9 +118,10 @@ export async function planTargets(
 }
 
 /**
- * The Immich client of one key, with the command's stop signal and wait between attempts.
+ * The Immich client of one key, with the command's time limit (REQUEST_TIMEOUT), stop signal
+ * and wait between attempts.
  *
- * @param context The command's context (API_URL, signal, sleep).
+ * @param context The command's context (API_URL, REQUEST_TIMEOUT, signal, sleep).
  * @param apiKey The key.
  * @returns The client; close it when done.
  */
@@ -128,6 +129,7 @@ export function immichClientOf(context: CommandContext, apiKey: string): ImmichC
   return createImmichClient({
     baseUrl: context.settings.apiUrl,
     apiKey,
+    timeoutMs: context.settings.requestTimeout * 1000,
     signal: context.signal,
     ...(context.sleep === undefined ? {} : { sleep: context.sleep }),
   });

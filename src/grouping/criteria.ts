@@ -135,33 +135,44 @@ const wholeNumber = z
   .int({ error: "must be a whole number" })
   .min(0, { error: "must not be negative" });
 
-const rawSplit = z.strictObject({
+/**
+ * An object that takes only the fields of `shape`; an unknown one is named with the fields
+ * expected instead (`delta.seconds: unknown field, expected milliseconds`), so a misspelt
+ * field is not reported as the missing one it was meant to be.
+ */
+function strict<const Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `unknown field, expected ${Object.keys(shape).join(", ")}`
+        : undefined,
+  });
+}
+
+const rawSplit = strict({
   delimiters: z
     .array(z.string().min(1, { error: "must not be empty" }))
     .min(1, { error: "must hold at least one delimiter" }),
   index: wholeNumber.default(0),
 });
 
-const rawRegex = z.strictObject({
+const rawRegex = strict({
   key: z.string().min(1, { error: "must not be empty" }),
   index: wholeNumber.default(0),
   promote_index: wholeNumber.optional(),
   promote_keys: z.array(z.string()).optional(),
 });
 
-const rawCriterion = z
-  .strictObject({
-    key: z.enum([...TEXT_KEYS, ...TIME_KEYS, ...BOOLEAN_KEYS], {
-      error: (issue) =>
-        `${
-          issue.input === undefined ? "missing" : `unknown key ${JSON.stringify(issue.input)}`
-        }, ` +
-        `expected one of ${[...TEXT_KEYS, ...TIME_KEYS, ...BOOLEAN_KEYS].join(", ")}`,
-    }),
-    split: rawSplit.optional(),
-    regex: rawRegex.optional(),
-    delta: z.strictObject({ milliseconds: wholeNumber }).optional(),
-  })
+const rawCriterion = strict({
+  key: z.enum([...TEXT_KEYS, ...TIME_KEYS, ...BOOLEAN_KEYS], {
+    error: (issue) =>
+      `${issue.input === undefined ? "missing" : `unknown key ${JSON.stringify(issue.input)}`}, ` +
+      `expected one of ${[...TEXT_KEYS, ...TIME_KEYS, ...BOOLEAN_KEYS].join(", ")}`,
+  }),
+  split: rawSplit.optional(),
+  regex: rawRegex.optional(),
+  delta: strict({ milliseconds: wholeNumber }).optional(),
+})
   .check((ctx) => {
     const { key, split, regex, delta } = ctx.value;
     const problem = (path: string[], message: string) =>
@@ -205,14 +216,13 @@ interface RawNode {
   children?: RawNode[];
 }
 
-const rawNode: z.ZodType<RawNode> = z
-  .strictObject({
-    criteria: rawCriterion.optional(),
-    operator: z.enum(["AND", "OR", "NOT"]).optional(),
-    get children() {
-      return z.array(rawNode).optional();
-    },
-  })
+const rawNode: z.ZodType<RawNode> = strict({
+  criteria: rawCriterion.optional(),
+  operator: z.enum(["AND", "OR", "NOT"]).optional(),
+  get children() {
+    return z.array(rawNode).optional();
+  },
+})
   .check((ctx) => {
     const { criteria, operator, children } = ctx.value;
     const problem = (message: string) =>
@@ -228,20 +238,19 @@ const rawNode: z.ZodType<RawNode> = z
     }
   });
 
-const rawAdvanced = z
-  .strictObject({
-    mode: z.literal("advanced", { error: 'must be "advanced"' }),
-    groups: z
-      .array(
-        z.strictObject({
-          operator: z.enum(["AND", "OR"]).default("AND"),
-          criteria: z.array(rawCriterion).min(1, { error: "must hold at least one criterion" }),
-        }),
-      )
-      .min(1, { error: "must hold at least one group" })
-      .optional(),
-    expression: rawNode.optional(),
-  })
+const rawAdvanced = strict({
+  mode: z.literal("advanced", { error: 'must be "advanced"' }),
+  groups: z
+    .array(
+      strict({
+        operator: z.enum(["AND", "OR"]).default("AND"),
+        criteria: z.array(rawCriterion).min(1, { error: "must hold at least one criterion" }),
+      }),
+    )
+    .min(1, { error: "must hold at least one group" })
+    .optional(),
+  expression: rawNode.optional(),
+})
   .check((ctx) => {
     if ((ctx.value.groups === undefined) === (ctx.value.expression === undefined)) {
       ctx.issues.push({
@@ -482,11 +491,14 @@ function yieldsValue(node: CriteriaNode): boolean {
 function validate<T>(schema: z.ZodType<T>, input: unknown): T {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const problem = issue.code === "unrecognized_keys"
-    ? `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`
-    : issue.message.replace(/^Invalid input: /, "");
-  throw invalid(issue.path, problem);
+  // An unknown field explains the other issues of its object (a misspelt field is also missing).
+  const { issues } = result.error;
+  const issue = issues.find((candidate) => candidate.code === "unrecognized_keys") ?? issues[0];
+  if (issue.code !== "unrecognized_keys") {
+    throw invalid(issue.path, issue.message.replace(/^Invalid input: /, ""));
+  }
+  const [first] = issue.keys;
+  throw invalid([...issue.path, first], issue.message);
 }
 
 function invalid(path: readonly PropertyKey[], problem: string): SyntaxError {

@@ -1,0 +1,63 @@
+/**
+ * "Did you mean …?" for names typed by hand: settings in env files and flags on the command line.
+ *
+ * @module
+ */
+
+/** Upper case, with `-`, `.` and spaces read as `_`: how a name is compared. */
+function normalize(name: string): string {
+  return name.toUpperCase().replace(/[-. ]/g, "_");
+}
+
+/** Edit distance counting an insertion, deletion, substitution or swap of neighbours as 1. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return rows[a.length][b.length];
+}
+
+/**
+ * The known name a typed name most likely means: the same name in another case or with other
+ * separators (`dry_run`, `DRYRUN`, `dry-run`), or one a small typo away (`DRY_RUNS`,
+ * `CRON_INTERVALL`): an edit or two, one more per six letters of the known name.
+ *
+ * @param typed The name as typed.
+ * @param known The names that exist.
+ * @returns The closest known name, or undefined when none is close or `typed` is one of them.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { closestName } from "./closest_name.ts";
+ *
+ * const known = ["DRY_RUN", "RUN_MODE", "LOG_LEVEL"];
+ * assert.equal(closestName("DRYRUN", known), "DRY_RUN");
+ * assert.equal(closestName("dry_run", known), "DRY_RUN");
+ * assert.equal(closestName("DRY_RUNS", known), "DRY_RUN");
+ * assert.equal(closestName("TZ", known), undefined);
+ * assert.equal(closestName("DRY_RUN", known), undefined);
+ * ```
+ */
+export function closestName(typed: string, known: readonly string[]): string | undefined {
+  if (known.includes(typed)) return undefined;
+  const word = normalize(typed);
+  const bare = word.replaceAll("_", "");
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    const target = normalize(name);
+    if (target === word || target.replaceAll("_", "") === bare) return name;
+    const distance = editDistance(word, target);
+    if (distance > Math.max(1, Math.floor(target.length / 6))) continue;
+    if (best === undefined || distance < best.distance) best = { name, distance };
+  }
+  return best?.name;
+}
