@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { closestName } from "../closest_name.ts";
 
 const CRITERION_FIELDS = ["key", "split", "regex", "delta"];
 const SPLIT_FIELDS = ["delimiters", "index"];
@@ -37,31 +38,6 @@ function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/**
- * The closest name to a misspelt one, for "did you mean …?": at most two edits away, and
- * closer than to any other.
- */
-function nearest(name: string, names: readonly string[]): string | undefined {
-  const distance = (a: string, b: string) => {
-    let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-    for (let i = 1; i <= a.length; i++) {
-      const row = [i];
-      for (let j = 1; j <= b.length; j++) {
-        row[j] = Math.min(
-          previous[j] + 1,
-          row[j - 1] + 1,
-          previous[j - 1] + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1),
-        );
-      }
-      previous = row;
-    }
-    return previous[b.length];
-  };
-  const scored = names.map((candidate) => ({ candidate, d: distance(name, candidate) }))
-    .filter(({ d }) => d <= 2).sort((a, b) => a.d - b.d);
-  return scored.length === 0 || scored[1]?.d === scored[0].d ? undefined : scored[0].candidate;
-}
-
 /** Rewrites one CRITERIA document; `warnings` collects the lines. */
 class Adopter {
   readonly warnings: string[] = [];
@@ -75,7 +51,9 @@ class Adopter {
       else unknown.push(field);
     }
     if (unknown.length > 0) {
-      const near = unknown.map((field) => nearest(field, fields)).filter((f) => f !== undefined);
+      const near = unknown.map((field) => closestName(field, fields)).filter((f) =>
+        f !== undefined
+      );
       const named = unknown.map((field) => `${path === "" ? "" : `${path}.`}${field}`);
       this.warnings.push(
         `Ignored CRITERIA ${named.join(", ")} as immich-stack does: ${what} has no such field ` +
