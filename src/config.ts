@@ -1015,8 +1015,8 @@ export function loadSettings(options: LoadSettingsOptions): Command {
   const format = flag("format");
   if (format !== undefined && !REPORT_FORMATS.some((known) => known === format)) {
     throw new ConfigError(
-      `Invalid --format: must be one of ${REPORT_FORMATS.join(", ")}: current value is ` +
-        JSON.stringify(format),
+      `Invalid --format: must be one of ${REPORT_FORMATS.join(", ")}` +
+        shown.currentValue(String(format)),
     );
   }
   const settings = validate(raw as RawSettings, { readTextFile, env: options.env, read, shown });
