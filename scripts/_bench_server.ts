@@ -13,12 +13,16 @@
  * - `stacks`: how many stacks each user has now;
  * - `unstack`: deletes every stack of the first user (one `DELETE /stacks` with every id, not
  *   counted by `requests`), then answers like `stacks`;
+ * - `latency <ms>`: holds back the answer of every write route by that much (0: none), answers
+ *   `{"latency": <ms>}`;
+ * - `digest`: a SHA-256 of the first user's stacks as `primary: sorted members` lines, sorted, so
+ *   that two runs can be told to end with the same stacks whatever their ids;
  * - `quit` (or end of input): closes the server and exits.
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { type RecordedRequest, startImmichServer } from "../tests/immich_server.ts";
+import { type RecordedRequest, startImmichServer, writeLatency } from "../tests/immich_server.ts";
 import { generateLibrary, loadLibrary } from "./gen_library.ts";
 
 const UUID_SEGMENT = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=\/|$)/gi;
@@ -101,6 +105,21 @@ async function main(): Promise<void> {
         }
         server.clearRequests();
         write(stackCount());
+      } else if (command.startsWith("latency ")) {
+        const ms = Number(command.slice("latency ".length));
+        server.setFaults(ms > 0 ? { routeLatencyMs: writeLatency(ms) } : {});
+        write({ latency: ms });
+      } else if (command === "digest") {
+        const lines = server.stacks(loaded.users[0].id).map((stack) =>
+          `${stack.primaryAssetId}: ${[...stack.assetIds].sort().join(",")}`
+        ).sort();
+        const hash = await crypto.subtle.digest(
+          "SHA-256",
+          new TextEncoder().encode(lines.join("\n")),
+        );
+        write({
+          digest: [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join(""),
+        });
       } else {
         write({ error: `Unknown command: ${command}` });
       }

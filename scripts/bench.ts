@@ -18,7 +18,10 @@
  *    search page (`scripts/_bench_floor.ts`), now that the library is stacked;
  * 4. **steady state**: a run with nothing to change;
  * 5. **dry run, stacked**, **backup** (`backup --out`) and **restore** of that backup, which
- *    finds nothing to change: the reads of a pass on the stacked library three ways.
+ *    finds nothing to change: the reads of a pass on the stacked library three ways;
+ * 6. at the smallest size only, with the server holding back each write by 20 ms: a **first run,
+ *    slow writes** with one write in flight and one with 8 (`STACK_CONCURRENCY=8`), each on the
+ *    unstacked library, and whether they made the same stacks.
  *
  * Each pair or group of compared scenarios runs `repeat` times alternately and the fastest of
  * each is kept, so that one noisy moment on a shared machine does not decide their ratio.
@@ -65,7 +68,9 @@ export type Scenario =
   | "steady state"
   | "dry run, stacked"
   | "backup"
-  | "restore";
+  | "restore"
+  | "first run, slow writes"
+  | "first run, slow writes, 8 lanes";
 
 /** What one measured process did. */
 export interface Measurement {
@@ -96,6 +101,10 @@ export interface BenchResult extends Omit<Measurement, "output"> {
   readonly groups?: number;
   /** The run's journal on disk: gzip-compressed, and as written before compression. */
   readonly journal?: { readonly bytes: number; readonly plainBytes: number };
+  /** For the slow-write scenarios: the server's added wait per write, in ms. */
+  readonly writeLatencyMs?: number;
+  /** A digest of the stacks after the run, equal for runs that made the same stacks. */
+  readonly stacksDigest?: string;
 }
 
 /** Options of {@linkcode runBench}. */
@@ -108,6 +117,12 @@ export interface BenchOptions {
   readonly repeat?: number;
   /** Progress lines. @default {console.error} */
   readonly progress?: (line: string) => void;
+  /**
+   * The wait the server adds to each write in the slow-write scenarios, which run at the
+   * smallest size only: a first run with one write in flight, then with STACK_CONCURRENCY=8.
+   * @default {20}
+   */
+  readonly writeLatencyMs?: number;
 }
 
 /** The machine the figures were taken on. */
@@ -201,6 +216,8 @@ interface ServerProcess {
   command(name: "requests"): Promise<Record<string, number>>;
   command(name: "stacks"): Promise<number[]>;
   command(name: "unstack"): Promise<number[]>;
+  command(name: `latency ${number}`): Promise<{ latency: number }>;
+  command(name: "digest"): Promise<{ digest: string }>;
   close(): Promise<void>;
 }
 
@@ -408,6 +425,23 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
           reads.restore.push(await run("restore", {}, ["restore", backupFile]));
         }
         for (const rows of Object.values(reads)) results.push(fastest(rows));
+        if (size === Math.min(...options.sizes)) {
+          // A server slow to answer each write, where writes in flight together pay off.
+          const writeLatencyMs = options.writeLatencyMs ?? 20;
+          await server.command(`latency ${writeLatencyMs}`);
+          for (
+            const [scenario, lanes] of [
+              ["first run, slow writes", 1],
+              ["first run, slow writes, 8 lanes", 8],
+            ] as const
+          ) {
+            await server.command("unstack");
+            const row = await run(scenario, { STACK_CONCURRENCY: String(lanes) });
+            const { digest } = await server.command("digest");
+            results.push({ ...row, ...dryCompute, writeLatencyMs, stacksDigest: digest });
+          }
+          await server.command("latency 0");
+        }
       } finally {
         await server.close();
       }
@@ -588,6 +622,20 @@ export function judge(
         `${fmt(openMs)} ms to the first card + ${fmt(scrollMs)} ms to the last (End) = ` +
         `${fmt(openMs + scrollMs)} ms, ${fmt(bytes / 1e6, 1)} MB, ${fmt(cardsInDocument)} cards ` +
         `in the document — ${mark(openMs + scrollMs < 3000)}`,
+    );
+  }
+  const serial = find(results, small, "first run, slow writes");
+  const lanes = find(results, small, "first run, slow writes, 8 lanes");
+  if (serial && lanes) {
+    const speedup = serial.wallMs / lanes.wallMs;
+    const same = serial.stacksDigest === lanes.stacksDigest && serial.writes === lanes.writes;
+    lines.push(
+      `STACK_CONCURRENCY=8 makes a first run ≥ 4 × faster than 1 with ${serial.writeLatencyMs} ms ` +
+        `per write at ${fmt(small)}: ${fmt(serial.wallMs)} ms vs ${fmt(lanes.wallMs)} ms = ` +
+        `${fmt(speedup, 2)} ×, ${same ? "the same" : "**not the same**"} ${
+          fmt(lanes.stacksAfter)
+        } ` +
+        `stacks — ${mark(speedup >= 4 && same)}`,
     );
   }
   const stackedDry = find(results, big, "dry run, stacked");

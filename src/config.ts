@@ -16,6 +16,9 @@ import { z } from "zod";
 import { closestName } from "./closest_name.ts";
 import { type EnvEntry, EnvFileError, parseEnvFile } from "./env_file.ts";
 import { parseCriteria } from "./grouping/criteria.ts";
+import { immichStackSpelling } from "./immich_stack.ts";
+import { LOG_LEVELS } from "./log.ts";
+import { RAW_EXTENSIONS } from "./trash/raw.ts";
 import { parseSequenceKeyword } from "./promotion/sequence.ts";
 import { shownUrl } from "./shown_url.ts";
 
@@ -58,8 +61,12 @@ function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
 /** Splits a comma-separated list; items are trimmed, empty items kept (they carry meaning). */
 const list = z.string().transform((raw) => raw.split(",").map((item) => item.trim()));
 
-/** PARENT_FILENAME_PROMOTE: a list whose `sequence` forms must be well formed. */
-const promoteList = list.transform((items, ctx) => {
+/**
+ * PARENT_FILENAME_PROMOTE: a list whose `sequence` forms must be well formed; "" (an empty
+ * flag) is an empty list.
+ */
+const promoteList = list.transform((given, ctx) => {
+  const items = given.length === 1 && given[0] === "" ? [] : given;
   for (const item of items) {
     try {
       parseSequenceKeyword(item);
@@ -96,6 +103,35 @@ function positiveWhole(unit = "", bound?: Bound) {
     return Number(text);
   });
 }
+
+/** The most writes STACK_CONCURRENCY may put in flight at once. */
+export const MAX_CONCURRENCY = 100;
+
+/** PREVENT_SELF_REKT's pause before each write, as immich-stack's. */
+export const SELF_REKT_PAUSE_MS = 50;
+
+/** STACK_CONCURRENCY: a whole number up to the maximum; immich-stack reads 0 as 1. */
+const concurrency = z.string().transform((raw, ctx) => {
+  const text = raw.trim();
+  if (!/^[0-9]+$/.test(text) || Number(text) > MAX_CONCURRENCY) {
+    ctx.addIssue({
+      code: "custom",
+      message: `must be a whole number from 1 to ${MAX_CONCURRENCY}`,
+    });
+    return z.NEVER;
+  }
+  return Math.max(1, Number(text));
+});
+
+/** A share in per cent, from 0 to 100. */
+const percent = z.string().transform((raw, ctx) => {
+  const text = raw.trim().replace(/%$/, "");
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || Number(text) > 100) {
+    ctx.addIssue({ code: "custom", message: "must be a number from 0 to 100" });
+    return z.NEVER;
+  }
+  return Number(text);
+});
 
 /** A whole number of 0 or more. */
 const wholeNumber = z.string().transform((raw, ctx) => {
@@ -199,6 +235,12 @@ export const COMMANDS = {
     summary: "Make the stacks match a backup file, with the fewest writes",
     operand: { name: "FILE", required: true },
   },
+  "fix-trash": {
+    summary: "Move to the trash what groups with a photo in the trash (its RAW, its edits)",
+  },
+  duplicates: {
+    summary: "List photos sharing file name and capture time, or content; sends no write",
+  },
   plan: {
     summary: "Plan like a dry run and write the plan to a file, and a page of pictures to review",
   },
@@ -221,15 +263,34 @@ const SERVER_COMMANDS: readonly CommandName[] = [
   "undo",
   "backup",
   "restore",
+  "fix-trash",
+  "duplicates",
   "plan",
   "apply",
 ];
-/** The commands that write stacks, and so honour DRY_RUN and keep a journal. */
-const WRITING_COMMANDS: readonly CommandName[] = ["run", "undo", "restore", "apply"];
-/** The commands that group and plan: `apply` takes these settings from its plan file. */
-const PLANNING_COMMANDS: readonly CommandName[] = ["run", "plan"];
+/** The commands that write, and so honour DRY_RUN and keep a journal. */
+const WRITING_COMMANDS: readonly CommandName[] = [
+  "run",
+  "undo",
+  "restore",
+  "fix-trash",
+  "apply",
+];
 const RUN_ONLY: readonly CommandName[] = ["run"];
 const PLAN_ONLY: readonly CommandName[] = ["plan"];
+/**
+ * The commands that plan stacks from groups: `apply` takes the settings they read from its plan
+ * file (and so does not read them), `plan` reads them as `run` does.
+ */
+const PLANNING_COMMANDS: readonly CommandName[] = ["run", "plan"];
+/** The commands that group photos by CRITERIA. */
+const GROUPING_COMMANDS: readonly CommandName[] = ["run", "fix-trash", "plan"];
+/** The commands that read the photos, and so whether to read videos. */
+const SEARCHING_COMMANDS: readonly CommandName[] = ["run", "fix-trash", "duplicates", "plan"];
+/** The commands that read archived and trashed photos when asked (fix-trash always does). */
+const ARCHIVE_AND_TRASH: readonly CommandName[] = ["run", "duplicates", "plan"];
+/** The settings of the fix-trash step: its command, and a run that ends with it. */
+const FIX_TRASH: readonly CommandName[] = ["run", "fix-trash"];
 
 /** The longest CRON_INTERVAL, in seconds: a longer one is more likely a typo than a plan. */
 const MAX_CRON_INTERVAL = 365 * 86400;
@@ -255,6 +316,11 @@ export interface SettingDeclaration<T> {
   readonly switch?: boolean;
   /** The value is a secret: never printed, never logged. */
   readonly secret?: boolean;
+  /**
+   * An empty flag value (`--flag=""`) is a value, as in immich-stack, instead of counting as
+   * unset like an empty variable.
+   */
+  readonly emptyFlagClears?: boolean;
   /**
    * How an error about this setting starts, where immich-stack users know a wording of their own.
    * @default {"Invalid <ENV> (--<flag>)"}
@@ -335,7 +401,7 @@ export const SETTINGS = {
   }),
   criteria: declare({
     env: "CRITERIA",
-    commands: PLANNING_COMMANDS,
+    commands: GROUPING_COMMANDS,
     flag: "criteria",
     default: DEFAULT_CRITERIA,
     schema: criteriaJson,
@@ -344,7 +410,7 @@ export const SETTINGS = {
   }),
   withArchived: declare({
     env: "WITH_ARCHIVED",
-    commands: PLANNING_COMMANDS,
+    commands: ARCHIVE_AND_TRASH,
     flag: "with-archived",
     default: "false",
     schema: bool,
@@ -353,7 +419,7 @@ export const SETTINGS = {
   }),
   withDeleted: declare({
     env: "WITH_DELETED",
-    commands: PLANNING_COMMANDS,
+    commands: ARCHIVE_AND_TRASH,
     flag: "with-deleted",
     default: "false",
     schema: bool,
@@ -362,7 +428,7 @@ export const SETTINGS = {
   }),
   includeVideos: declare({
     env: "INCLUDE_VIDEOS",
-    commands: PLANNING_COMMANDS,
+    commands: SEARCHING_COMMANDS,
     flag: "include-videos",
     default: "false",
     schema: bool,
@@ -392,17 +458,19 @@ export const SETTINGS = {
   }),
   parentFilenamePromote: declare({
     env: "PARENT_FILENAME_PROMOTE",
-    commands: PLANNING_COMMANDS,
+    commands: GROUPING_COMMANDS,
     flag: "parent-filename-promote",
     default: "cover,edit,crop,hdr,biggestNumber",
     schema: promoteList,
-    help: "File-name fragments that make an asset the parent, first = strongest; " +
+    emptyFlagClears: true,
+    help: "File-name fragments that make an asset the parent, first = strongest; an empty " +
+      '--parent-filename-promote="" promotes by none; ' +
       "accepts sequence, sequence:<digits>, sequence:<prefix>, biggestNumber, biggestSize, " +
       "smallestSize",
   }),
   parentExtPromote: declare({
     env: "PARENT_EXT_PROMOTE",
-    commands: PLANNING_COMMANDS,
+    commands: GROUPING_COMMANDS,
     flag: "parent-ext-promote",
     default: ".jpg,.png,.jpeg,.heic,.dng",
     schema: list,
@@ -447,8 +515,9 @@ export const SETTINGS = {
     commands: SERVER_COMMANDS,
     flag: "log-level",
     default: "info",
-    schema: oneOf(["trace", "debug", "info", "warn", "error"] as const),
-    help: "Log verbosity: trace (HTTP bodies), debug (parent decisions), info, warn, error",
+    schema: oneOf(LOG_LEVELS),
+    help: "Log verbosity: trace (HTTP bodies), debug (parent decisions), info, warn, error, " +
+      "fatal (nothing: stacksync logs no fatal message; an invalid setting still says so)",
   }),
   logFormat: declare({
     env: "LOG_FORMAT",
@@ -490,6 +559,61 @@ export const SETTINGS = {
     default: "30",
     schema: positiveWhole(),
     help: "How many recorded runs to keep; older journals are deleted",
+  }),
+  stackConcurrency: declare({
+    env: "STACK_CONCURRENCY",
+    flag: "stack-concurrency",
+    commands: WRITING_COMMANDS,
+    default: "1",
+    schema: concurrency,
+    help: `Writes in flight at once, at most ${MAX_CONCURRENCY} (0 counts as 1, as in ` +
+      "immich-stack); every deletion still comes before the writes that depend on it, and no " +
+      "two writes touch the same photo or stack at once",
+  }),
+  preventSelfRekt: declare({
+    env: "PREVENT_SELF_REKT",
+    flag: "prevent-self-rekt",
+    commands: WRITING_COMMANDS,
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: `Pause ${SELF_REKT_PAUSE_MS} ms before each write, to spare a small server`,
+  }),
+  fixTrashAfterStacking: declare({
+    env: "FIX_TRASH_AFTER_STACKING",
+    flag: "fix-trash-after-stacking",
+    commands: RUN_ONLY,
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "After each pass (once and cron mode) run fix-trash, journaled as a run of its own",
+  }),
+  trashOrphanedRaws: declare({
+    env: "TRASH_ORPHANED_RAWS",
+    flag: "trash-orphaned-raws",
+    commands: FIX_TRASH,
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "fix-trash also moves to the trash RAW files left without a developed photo (a JPEG, " +
+      "HEIC, …) in their group, but a RAW stacked with one; not for RAW-only libraries",
+  }),
+  rawOrphanExtensions: declare({
+    env: "RAW_ORPHAN_EXTENSIONS",
+    flag: "raw-orphan-extensions",
+    commands: FIX_TRASH,
+    schema: list,
+    help: "The RAW extensions TRASH_ORPHANED_RAWS may move to the trash, e.g. dng,nef; default " +
+      `every RAW extension: ${RAW_EXTENSIONS.join(" ")}`,
+  }),
+  fixTrashMaxPercent: declare({
+    env: "FIX_TRASH_MAX_PERCENT",
+    flag: "fix-trash-max-percent",
+    commands: FIX_TRASH,
+    default: "10",
+    schema: percent,
+    help: "fix-trash moves nothing and fails when more than this share of a user's photos " +
+      "outside the trash would go, unless --force",
   }),
   planThumbnails: declare({
     env: "PLAN_THUMBNAILS",
@@ -545,14 +669,28 @@ export const OPTIONS = {
   },
   force: {
     flag: "force",
-    commands: ["undo", "restore", "apply"],
+    commands: ["undo", "restore", "fix-trash", "apply"],
     help: {
       undo: "Also put back the stacks that changed after the run",
       restore: "Accept a file of another server or user (the same Immich at a new address)",
+      "fix-trash": "Move the photos to the trash even when they are more than " +
+        "FIX_TRASH_MAX_PERCENT of a user's photos outside the trash",
       apply: "Accept a plan of another server address (the same Immich at a new address)",
     },
   },
+  format: {
+    flag: "format",
+    commands: ["duplicates"],
+    value: "FORMAT",
+    help: "table (default): one block per group; json: one document, see docs/duplicates.md",
+  },
 } as const satisfies Record<string, OptionDeclaration>;
+
+/** The formats of `stacksync duplicates --format`. */
+export const REPORT_FORMATS = ["table", "json"] as const;
+
+/** A format of `stacksync duplicates --format`. */
+export type ReportFormat = typeof REPORT_FORMATS[number];
 
 /** The values of {@linkcode OPTIONS} on one command line. */
 export interface CommandOptions {
@@ -566,6 +704,8 @@ export interface CommandOptions {
   readonly exact: boolean;
   /** `--force`. */
   readonly force: boolean;
+  /** `--format FORMAT`, checked. */
+  readonly format?: ReportFormat;
 }
 
 type Declarations = typeof SETTINGS;
@@ -607,37 +747,12 @@ export interface UnsupportedSetting {
   readonly instead: string;
 }
 
-const FALSE_WORDS = ["false", "0", "no"];
-
-/** immich-stack's settings that stacksync does not support (its documented environment). */
-export const UNSUPPORTED_SETTINGS: readonly UnsupportedSetting[] = [
-  {
-    env: "STACK_CONCURRENCY",
-    harmless: ["1"],
-    instead: "it sends one change at a time, so that every deletion comes before the creations " +
-      "that depend on it",
-  },
-  {
-    env: "PREVENT_SELF_REKT",
-    harmless: FALSE_WORDS,
-    instead: "it already sends one change at a time and waits between retries",
-  },
-  {
-    env: "FIX_TRASH_AFTER_STACKING",
-    harmless: FALSE_WORDS,
-    instead: "it has no fix-trash step: run immich-stack's fix-trash on its own if you need it",
-  },
-  {
-    env: "TRASH_ORPHANED_RAWS",
-    harmless: FALSE_WORDS,
-    instead: "it never moves photos to the trash",
-  },
-  {
-    env: "RAW_ORPHAN_EXTENSIONS",
-    harmless: [],
-    instead: "it never moves photos to the trash",
-  },
-];
+/**
+ * immich-stack's settings that stacksync does not support (its documented environment): none
+ * since stacksync took STACK_CONCURRENCY, PREVENT_SELF_REKT and the fix-trash settings. A setting
+ * immich-stack adds goes here until stacksync supports it.
+ */
+export const UNSUPPORTED_SETTINGS: readonly UnsupportedSetting[] = [];
 
 /** What the command line asks for. */
 export type Command =
@@ -929,13 +1044,21 @@ export function loadSettings(options: LoadSettingsOptions): Command {
 
   const read = new Set(settingsOf(command));
   const raw: Record<string, unknown> = {};
+  /** Values in immich-stack's spelling, each with the line that says so. */
+  const adoptions: string[] = [];
   for (const key of KEYS) {
     const declaration: SettingDeclaration<unknown> = SETTINGS[key];
-    const given = read.has(key)
-      ? nonEmpty(fromFlag(declaration.flag)) ?? nonEmpty(options.env[declaration.env]) ??
-        nonEmpty(fileValues.get(declaration.env))
-      : undefined;
-    const text = given ?? declaration.default;
+    const flagText = fromFlag(declaration.flag);
+    const given = !read.has(key)
+      ? undefined
+      : declaration.emptyFlagClears && flagText === ""
+      ? flagText
+      : nonEmpty(flagText) ?? nonEmpty(options.env[declaration.env]) ??
+        nonEmpty(fileValues.get(declaration.env));
+    // Written for immich-stack: read as it reads it, and say how stacksync writes it.
+    const adopted = given === undefined ? undefined : immichStackSpelling(declaration.env, given);
+    adoptions.push(...adopted?.warnings ?? []);
+    const text = (adopted === undefined ? given : nonEmpty(adopted.text)) ?? declaration.default;
     if (text === undefined) continue;
     const result = declaration.schema.safeParse(text);
     if (!result.success) {
@@ -950,8 +1073,16 @@ export function loadSettings(options: LoadSettingsOptions): Command {
   const flag = (key: keyof typeof OPTIONS) => values[OPTIONS[key].flag];
   const out = flag("out");
   const html = flag("html");
+  const format = flag("format");
+  if (format !== undefined && !REPORT_FORMATS.some((known) => known === format)) {
+    throw new ConfigError(
+      `Invalid --format: must be one of ${REPORT_FORMATS.join(", ")}` +
+        shown.currentValue(String(format)),
+    );
+  }
   const settings = validate(raw as RawSettings, { readTextFile, env: options.env, read, shown });
   const warnings = [
+    ...adoptions,
     ...unsupportedWarnings(options.env, envFile),
     ...misspeltEnvironmentWarnings(options.env),
     ...unknownNameWarnings(envFile, shown),
@@ -967,6 +1098,7 @@ export function loadSettings(options: LoadSettingsOptions): Command {
       ...(flag("embedThumbnails") === true ? { embedThumbnails: true } : {}),
       exact: flag("exact") === true,
       force: flag("force") === true,
+      ...(typeof format === "string" ? { format: format as ReportFormat } : {}),
     },
     warnings,
   };

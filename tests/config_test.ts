@@ -64,6 +64,12 @@ const DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   stateDir: undefined,
   journal: true,
   journalKeep: 30,
+  stackConcurrency: 1,
+  preventSelfRekt: false,
+  fixTrashAfterStacking: false,
+  trashOrphanedRaws: false,
+  rawOrphanExtensions: undefined,
+  fixTrashMaxPercent: 10,
   planThumbnails: 5000,
 };
 
@@ -119,6 +125,12 @@ const VALUES: readonly ValueCase[] = [
   { key: "stateDir", raw: "/volume1/stacksync/state", expected: "/volume1/stacksync/state" },
   { key: "journal", raw: "no", expected: false },
   { key: "journalKeep", raw: "5", expected: 5 },
+  { key: "stackConcurrency", raw: "8", expected: 8 },
+  { key: "preventSelfRekt", raw: "true", expected: true },
+  { key: "fixTrashAfterStacking", raw: "true", expected: true },
+  { key: "trashOrphanedRaws", raw: "true", expected: true },
+  { key: "rawOrphanExtensions", raw: "dng, .NEF", expected: ["dng", ".NEF"] },
+  { key: "fixTrashMaxPercent", raw: "2.5", expected: 2.5 },
   { key: "planThumbnails", raw: "0", expected: 0, command: "plan" },
 ];
 
@@ -265,7 +277,7 @@ Deno.test("loadSettings() never puts an API key in an error message", () => {
   const secret = "sEcReT-kEy-42";
   for (
     const input of <LoadInput[]> [
-      { env: { ...VALID_ENV, API_KEY: `${secret},,x` } },
+      { env: { ...VALID_ENV, API_KEY: `${secret},,x`, RUN_MODE: "bad" } },
       { env: { ...VALID_ENV, API_KEY: secret, RUN_MODE: "bad" } },
       { env: VALID_ENV, args: ["--api-key", secret, secret] },
       { env: { API_URL: "x", API_KEY: secret } },
