@@ -705,6 +705,7 @@ async function processUser(
       concurrency: settings.stackConcurrency,
       pauseMs: settings.preventSelfRekt ? SELF_REKT_PAUSE_MS : 0,
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+      ...(journal === undefined ? {} : { recovery: "stacksync undo puts it back" }),
     };
     const outcomes = await applyPlan(plan, writer, applying);
     const trashOutcomes = trash === undefined ? [] : await applyTrash(trash, writer, {

@@ -13,6 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { stackSchemaOf } from "../stack_schema.ts";
 import type { Action, ActionReason, RemovedAsset } from "../model.ts";
 
 /** The format name of plan files. */
@@ -117,13 +118,7 @@ const assetSchema = z.object({
   trashed: z.literal(true).optional(),
   hidden: z.literal(true).optional(),
 });
-const stackSchema = z.object({
-  id: z.string(),
-  primaryAssetId: z.string(),
-  assets: z.array(assetSchema).min(1),
-}).refine((stack) => stack.assets[0].id === stack.primaryAssetId, {
-  message: "the first asset of a stack must be its primary",
-});
+const stackSchema = stackSchemaOf(assetSchema);
 const reasonSchema = z.object({
   code: z.enum([
     "single-asset-stack",

@@ -90,6 +90,11 @@ export interface ApplyOptions {
    * @default {delay}
    */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * How a user still gets back a stack a replace deleted when the run is stopped before it
+   * could put it back, e.g. `stacksync undo puts it back` when the writes are journaled.
+   */
+  readonly recovery?: string;
 }
 
 /**
@@ -520,12 +525,7 @@ class Run {
       const listed = previous.assetIds.filter((assetId) => !trashed.has(assetId));
       const lose = (error: string) => {
         lost.push({ from: id, assetIds: previous.assetIds, error });
-        this.#logger.error(`Could not put back stack ${id}: ${error}`, {
-          stackID: id,
-          assetID: previous.primaryAssetId,
-          assets: previous.assetIds.length,
-          members: previous.assetIds,
-        });
+        this.#logLost(id, error);
       };
       if (this.#denied !== undefined) {
         lose(this.#denied);
@@ -564,15 +564,26 @@ class Run {
 
   /** Logs the deleted stacks of a component that cannot be put back, members included. */
   #reportLost(deleted: readonly string[], why: string): void {
-    for (const id of deleted) {
-      const previous = this.#previous.get(id)!;
-      this.#logger.error(`Could not put back stack ${id}: ${why}`, {
-        stackID: id,
-        assetID: previous.primaryAssetId,
-        assets: previous.assetIds.length,
-        members: previous.assetIds,
-      });
-    }
+    for (const id of deleted) this.#logLost(id, why);
+  }
+
+  /**
+   * Logs a deleted stack that is not put back, with its members. When the run was stopped,
+   * the write was cut off rather than refused: say so, and how the stack still comes back.
+   */
+  #logLost(id: string, why: string): void {
+    const previous = this.#previous.get(id)!;
+    const recovery = this.#options.recovery;
+    const message = this.#stopped
+      ? `Could not put back stack ${id}: the run was stopped first` +
+        (recovery === undefined ? "" : `; ${recovery}`) + ` (${why})`
+      : `Could not put back stack ${id}: ${why}`;
+    this.#logger.error(message, {
+      stackID: id,
+      assetID: previous.primaryAssetId,
+      assets: previous.assetIds.length,
+      members: previous.assetIds,
+    });
   }
 
   /**
