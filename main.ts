@@ -18,13 +18,22 @@ import {
   SETTINGS,
 } from "./src/config.ts";
 import { setupLogging, writeAll } from "./src/log.ts";
+import { applyCommand } from "./src/commands/apply.ts";
 import { backupCommand } from "./src/commands/backup.ts";
 import type { Command, CommandOutcome, CommandWork } from "./src/commands/command.ts";
+import { planCommand } from "./src/commands/plan.ts";
 import { restoreCommand } from "./src/commands/restore.ts";
 import { runCommand } from "./src/commands/run.ts";
 import { runsCommand } from "./src/commands/runs.ts";
 import { undoCommand } from "./src/commands/undo.ts";
+import { fixTrashCommand } from "./src/commands/fix_trash.ts";
+import { duplicatesCommand } from "./src/commands/duplicates.ts";
 import denoJson from "./deno.json" with { type: "json" };
+
+/** A text as a log message that is no template: its braces (CRITERIA's JSON) stay braces. */
+function literal(text: string): string {
+  return text.replaceAll("{", "{{").replaceAll("}", "}}");
+}
 
 /** Exit statuses, decided here and nowhere else. */
 export const EXIT = { ok: 0, failed: 1, config: 2 } as const;
@@ -36,6 +45,10 @@ const COMMANDS: { readonly [N in CommandName]: Command } = {
   runs: runsCommand,
   backup: backupCommand,
   restore: restoreCommand,
+  "fix-trash": fixTrashCommand,
+  duplicates: duplicatesCommand,
+  plan: planCommand,
+  apply: applyCommand,
 };
 
 const STATUS: { readonly [O in CommandOutcome]: number } = {
@@ -99,15 +112,16 @@ export async function main(args: readonly string[], options: MainOptions): Promi
 
   const { command, settings } = invocation;
   // A command that logs (they all do but `runs`) logs to standard output, unless its data goes
-  // there (`--out -`).
+  // there (`--out -`, the duplicates report).
   const logs = SETTINGS.logLevel.commands.includes(command);
+  const dataOnStdout = invocation.options.out === "-" || command === "duplicates";
   await using _logging = logs
     ? await setupLogging({
       level: settings.logLevel,
       format: settings.logFormat,
       file: settings.logFile,
       secrets: secretsOf(settings),
-      write: invocation.options.out === "-" ? stderr : stdout,
+      write: dataOnStdout ? stderr : stdout,
     })
     : undefined;
   const log = getLogger(["stacksync", "main"]);
@@ -146,7 +160,7 @@ export async function main(args: readonly string[], options: MainOptions): Promi
       ...describeSettings(settings, command),
     });
     // Settings that have no effect, said right after the start-up line.
-    if (logs) { for (const warning of invocation.warnings) log.warn(warning); }
+    if (logs) { for (const warning of invocation.warnings) log.warn(literal(warning)); }
     try {
       return STATUS[await work()];
     } catch (error) {

@@ -19,6 +19,10 @@
  *   capture time; answers `{"changed": n}`;
  * - `fail-stacks <n>` / `fail-stacks off`: `GET /stacks` answers 500 above n stacks, as Immich
  *   does for very large libraries, or works again;
+ * - `latency <ms>`: holds back the answer of every write route by that much (0: none), answers
+ *   `{"latency": <ms>}`;
+ * - `digest`: a SHA-256 of the first user's stacks as `primary: sorted members` lines, sorted, so
+ *   that two runs can be told to end with the same stacks whatever their ids;
  * - `quit` (or end of input): closes the server and exits.
  *
  * @module
@@ -28,6 +32,7 @@ import {
   type ImmichServer,
   type RecordedRequest,
   startImmichServer,
+  writeLatency,
 } from "../tests/immich_server.ts";
 import { seededRandom } from "../tests/_random.ts";
 import { generateLibrary, loadLibrary } from "./gen_library.ts";
@@ -128,6 +133,21 @@ async function main(): Promise<void> {
         }
         server.clearRequests();
         write(stackCount());
+      } else if (command.startsWith("latency ")) {
+        const ms = Number(command.slice("latency ".length));
+        server.setFaults(ms > 0 ? { routeLatencyMs: writeLatency(ms) } : {});
+        write({ latency: ms });
+      } else if (command === "digest") {
+        const lines = server.stacks(loaded.users[0].id).map((stack) =>
+          `${stack.primaryAssetId}: ${[...stack.assetIds].sort().join(",")}`
+        ).sort();
+        const hash = await crypto.subtle.digest(
+          "SHA-256",
+          new TextEncoder().encode(lines.join("\n")),
+        );
+        write({
+          digest: [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join(""),
+        });
       } else {
         write({ error: `Unknown command: ${command}` });
       }

@@ -7,7 +7,9 @@
  * whose assets search also returns), then runs `deno run <compile permission flags> main.ts` as a
  * subprocess over real HTTP, in this order:
  *
- * 1. **dry run** on the unstacked library (every read, the whole plan, no write);
+ * 1. **dry run** on the unstacked library (every read, the whole plan, no write), alternately
+ *    with **plan** (`stacksync plan --out`: the same reads and plan, and the plan file), then
+ *    **plan, page**, which adds the review page and its pictures (`--html`, PLAN_THUMBNAILS);
  * 2. **first run** on the unstacked library (creates every stack), with the journal in a state
  *    folder of its own, then **undo** of it (every stack deleted again, through the journal),
  *    then **first run, no journal** (`JOURNAL=false`); further repeats unstack the library
@@ -24,6 +26,9 @@
  *    ways;
  * 7. **full pass, timeline**: a dry full pass while `GET /stacks` answers 500, which reads the
  *    stacks through the timeline.
+ * 8. at the smallest size only, with the server holding back each write by 20 ms: a **first run,
+ *    slow writes** with one write in flight and one with 8 (`STACK_CONCURRENCY=8`), each on the
+ *    unstacked library without a cache, and whether they made the same stacks.
  *
  * Each pair or group of compared scenarios runs `repeat` times alternately and the fastest of
  * each is kept, so that one noisy moment on a shared machine does not decide their ratio.
@@ -38,7 +43,8 @@
  * the first run computes exactly what the dry run before it computed.
  *
  * The size of the first run's journal (compressed, and as written before compression) is
- * recorded with it.
+ * recorded with it. Apart from the sizes, `main` measures the review page of a plan of 50 000
+ * actions in Chromium (`_bench_page.ts`).
  *
  * It prints the results as Markdown; BENCHMARKS.md changes only with `--write` (or another file
  * with `--out`). `deno task bench --help` lists the options.
@@ -46,6 +52,7 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { benchPage, type PageBench } from "./_bench_page.ts";
 import { runScript, scriptArgs } from "./_script_args.ts";
 import { RUN_FLAGS } from "./compile.ts";
 
@@ -59,6 +66,8 @@ const COMPUTED_LINE = /Computed (\d+) groups and the plan in ([\d.]+) ms/;
 /** A scenario of {@linkcode runBench}. */
 export type Scenario =
   | "dry run"
+  | "plan"
+  | "plan, page"
   | "first run"
   | "undo"
   | "first run, no journal"
@@ -69,7 +78,9 @@ export type Scenario =
   | "dry run, stacked"
   | "backup"
   | "restore"
-  | "full pass, timeline";
+  | "full pass, timeline"
+  | "first run, slow writes"
+  | "first run, slow writes, 8 lanes";
 
 /** What one measured process did. */
 export interface Measurement {
@@ -104,6 +115,10 @@ export interface BenchResult extends Omit<Measurement, "output"> {
   readonly pass?: string;
   /** The cache of incremental passes on disk after the run, in bytes. */
   readonly cacheBytes?: number;
+  /** For the slow-write scenarios: the server's added wait per write, in ms. */
+  readonly writeLatencyMs?: number;
+  /** A digest of the stacks after the run, equal for runs that made the same stacks. */
+  readonly stacksDigest?: string;
 }
 
 /** Options of {@linkcode runBench}. */
@@ -116,6 +131,12 @@ export interface BenchOptions {
   readonly repeat?: number;
   /** Progress lines. @default {console.error} */
   readonly progress?: (line: string) => void;
+  /**
+   * The wait the server adds to each write in the slow-write scenarios, which run at the
+   * smallest size only: a first run with one write in flight, then with STACK_CONCURRENCY=8.
+   * @default {20}
+   */
+  readonly writeLatencyMs?: number;
 }
 
 /** The machine the figures were taken on. */
@@ -212,6 +233,8 @@ interface ServerProcess {
   command(
     name: `advance ${number}` | `change ${number}` | `fail-stacks ${string}`,
   ): Promise<unknown>;
+  command(name: `latency ${number}`): Promise<{ latency: number }>;
+  command(name: "digest"): Promise<{ digest: string }>;
   close(): Promise<void>;
 }
 
@@ -334,6 +357,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
           STATE_DIR: `${cwd}/state`,
         };
         const env = Object.fromEntries(Object.entries(baseEnv).filter(([, v]) => v !== ""));
+        const fastest = (rows: BenchResult[]) =>
+          rows.reduce((best, row) => (row.wallMs < best.wallMs ? row : best));
         const run = async (
           scenario: Scenario,
           extraEnv: Record<string, string>,
@@ -394,13 +419,20 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
           }
           return { groups: Number(match[1]), computeMs: Number(match[2]) };
         };
-        const fastest = (rows: BenchResult[]) =>
-          rows.reduce((best, row) => (row.wallMs < best.wallMs ? row : best));
 
         const dryEnv = { DRY_RUN: "true" };
-        const dry = await run("dry run", dryEnv);
+        const planFile = `${cwd}/plan-${size}.json`;
+        const dries: BenchResult[] = [];
+        const plans: BenchResult[] = [];
+        for (let i = 0; i < repeat; i++) {
+          dries.push(await run("dry run", dryEnv));
+          plans.push(await run("plan", {}, ["plan", "--out", planFile]));
+        }
         const dryCompute = await computed("dry run", dryEnv);
-        results.push({ ...dry, ...dryCompute });
+        results.push({ ...fastest(dries), ...dryCompute }, fastest(plans));
+        results.push(
+          await run("plan, page", {}, ["plan", "--out", planFile, "--html", `${cwd}/plan.html`]),
+        );
         const journaled: BenchResult[] = [];
         const unjournaled: BenchResult[] = [];
         let undo: BenchResult | undefined;
@@ -458,6 +490,24 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
         await server.command("fail-stacks 0");
         results.push(await run("full pass, timeline", dryEnv, ["--full"]));
         await server.command("fail-stacks off");
+        if (size === Math.min(...options.sizes)) {
+          // A server slow to answer each write, where writes in flight together pay off.
+          const writeLatencyMs = options.writeLatencyMs ?? 20;
+          await server.command(`latency ${writeLatencyMs}`);
+          for (
+            const [scenario, lanes] of [
+              ["first run, slow writes", 1],
+              ["first run, slow writes, 8 lanes", 8],
+            ] as const
+          ) {
+            await server.command("unstack");
+            await fresh();
+            const row = await run(scenario, { STACK_CONCURRENCY: String(lanes) });
+            const { digest } = await server.command("digest");
+            results.push({ ...row, ...dryCompute, writeLatencyMs, stacksDigest: digest });
+          }
+          await server.command("latency 0");
+        }
       } finally {
         await server.close();
       }
@@ -519,9 +569,13 @@ function find(results: readonly BenchResult[], size: number, scenario: Scenario)
  * writes; docs/architecture.md, "Performance"), and the growth from the smallest to the largest.
  *
  * @param results From {@linkcode runBench}.
+ * @param options The review page's figures, from {@linkcode benchPage}.
  * @returns One line per target, saying met or missed with the measured figure.
  */
-export function judge(results: readonly BenchResult[]): Verdicts {
+export function judge(
+  results: readonly BenchResult[],
+  options: { readonly page?: PageBench } = {},
+): Verdicts {
   const sizes = [...new Set(results.map((r) => r.size))].sort((a, b) => a - b);
   const big = sizes[sizes.length - 1];
   const small = sizes[0];
@@ -657,6 +711,48 @@ export function judge(results: readonly BenchResult[]): Verdicts {
         }`,
     );
   }
+  const plan = find(results, big, "plan");
+  if (plan && dry) {
+    const ratio = plan.wallMs / dry.wallMs;
+    lines.push(
+      `Plan ≤ 1.2 × a dry run at ${fmt(big)}: ${fmt(plan.wallMs)} ms vs ${fmt(dry.wallMs)} ms ` +
+        `= ${fmt(ratio, 2)} ×, ${fmt(plan.writes)} writes — ${
+          mark(ratio <= 1.2 && plan.writes === 0)
+        }`,
+    );
+  }
+  const page = find(results, big, "plan, page");
+  if (page && plan) {
+    const pictures = page.requests["GET /assets/{id}/thumbnail"] ?? 0;
+    lines.push(
+      `Plan with the review page at ${fmt(big)}: ${fmt(page.wallMs)} ms, ` +
+        `${fmt(page.wallMs - plan.wallMs)} ms more than the plan alone for ${fmt(pictures)} ` +
+        "pictures and the page",
+    );
+  }
+  if (options.page !== undefined) {
+    const { actions, openMs, scrollMs, bytes, cardsInDocument } = options.page;
+    lines.push(
+      `Review page of ${fmt(actions)} actions opens and shows its last card in Chromium < 3 s: ` +
+        `${fmt(openMs)} ms to the first card + ${fmt(scrollMs)} ms to the last (End) = ` +
+        `${fmt(openMs + scrollMs)} ms, ${fmt(bytes / 1e6, 1)} MB, ${fmt(cardsInDocument)} cards ` +
+        `in the document — ${mark(openMs + scrollMs < 3000)}`,
+    );
+  }
+  const serial = find(results, small, "first run, slow writes");
+  const lanes = find(results, small, "first run, slow writes, 8 lanes");
+  if (serial && lanes) {
+    const speedup = serial.wallMs / lanes.wallMs;
+    const same = serial.stacksDigest === lanes.stacksDigest && serial.writes === lanes.writes;
+    lines.push(
+      `STACK_CONCURRENCY=8 makes a first run ≥ 4 × faster than 1 with ${serial.writeLatencyMs} ms ` +
+        `per write at ${fmt(small)}: ${fmt(serial.wallMs)} ms vs ${fmt(lanes.wallMs)} ms = ` +
+        `${fmt(speedup, 2)} ×, ${same ? "the same" : "**not the same**"} ${
+          fmt(lanes.stacksAfter)
+        } ` +
+        `stacks — ${mark(speedup >= 4 && same)}`,
+    );
+  }
   const stackedDry = find(results, big, "dry run, stacked");
   for (const scenario of ["backup", "restore"] as const) {
     const row = find(results, big, scenario);
@@ -699,7 +795,13 @@ export function judge(results: readonly BenchResult[]): Verdicts {
  */
 export function renderBenchmarks(
   results: readonly BenchResult[],
-  options: { readonly machine: Machine; readonly command: string; readonly date: string },
+  options: {
+    readonly machine: Machine;
+    readonly command: string;
+    readonly date: string;
+    /** The review page's figures. */
+    readonly page?: PageBench;
+  },
 ): string {
   const m = options.machine;
   const rows = results.map((r) =>
@@ -724,7 +826,7 @@ export function renderBenchmarks(
     "",
     "## Targets",
     "",
-    ...judge(results).lines.map((line) => `- ${line}`),
+    ...judge(results, { page: options.page }).lines.map((line) => `- ${line}`),
     "",
     "## Results",
     "",
@@ -809,10 +911,16 @@ function benchCommand(args: readonly string[]): BenchCommand | "help" {
 async function bench(command: BenchCommand): Promise<number> {
   const { sizes, seed, repeat, out } = command;
   const results = await runBench({ sizes, seed, repeat });
+  const page = await benchPage({ actions: 50_000, pictures: 5000 });
+  console.error(
+    `bench: review page of ${page.actions} actions: ${Math.round(page.openMs)} ms open, ` +
+      `${Math.round(page.scrollMs)} ms to the last card`,
+  );
   const text = renderBenchmarks(results, {
     machine: describeMachine(),
     command: ["deno task bench", ...Deno.args].join(" "),
     date: new Date().toISOString().slice(0, 10),
+    page,
   });
   console.log(text);
   if (out === undefined) {

@@ -16,6 +16,9 @@ import { z } from "zod";
 import { closestName } from "./closest_name.ts";
 import { type EnvEntry, EnvFileError, parseEnvFile } from "./env_file.ts";
 import { parseCriteria } from "./grouping/criteria.ts";
+import { immichStackSpelling } from "./immich_stack.ts";
+import { LOG_LEVELS } from "./log.ts";
+import { RAW_EXTENSIONS } from "./trash/raw.ts";
 import { parseSequenceKeyword } from "./promotion/sequence.ts";
 import { shownUrl } from "./shown_url.ts";
 
@@ -58,8 +61,12 @@ function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
 /** Splits a comma-separated list; items are trimmed, empty items kept (they carry meaning). */
 const list = z.string().transform((raw) => raw.split(",").map((item) => item.trim()));
 
-/** PARENT_FILENAME_PROMOTE: a list whose `sequence` forms must be well formed. */
-const promoteList = list.transform((items, ctx) => {
+/**
+ * PARENT_FILENAME_PROMOTE: a list whose `sequence` forms must be well formed; "" (an empty
+ * flag) is an empty list.
+ */
+const promoteList = list.transform((given, ctx) => {
+  const items = given.length === 1 && given[0] === "" ? [] : given;
   for (const item of items) {
     try {
       parseSequenceKeyword(item);
@@ -96,6 +103,45 @@ function positiveWhole(unit = "", bound?: Bound) {
     return Number(text);
   });
 }
+
+/** The most writes STACK_CONCURRENCY may put in flight at once. */
+export const MAX_CONCURRENCY = 100;
+
+/** PREVENT_SELF_REKT's pause before each write, as immich-stack's. */
+export const SELF_REKT_PAUSE_MS = 50;
+
+/** STACK_CONCURRENCY: a whole number up to the maximum; immich-stack reads 0 as 1. */
+const concurrency = z.string().transform((raw, ctx) => {
+  const text = raw.trim();
+  if (!/^[0-9]+$/.test(text) || Number(text) > MAX_CONCURRENCY) {
+    ctx.addIssue({
+      code: "custom",
+      message: `must be a whole number from 1 to ${MAX_CONCURRENCY}`,
+    });
+    return z.NEVER;
+  }
+  return Math.max(1, Number(text));
+});
+
+/** A share in per cent, from 0 to 100. */
+const percent = z.string().transform((raw, ctx) => {
+  const text = raw.trim().replace(/%$/, "");
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || Number(text) > 100) {
+    ctx.addIssue({ code: "custom", message: "must be a number from 0 to 100" });
+    return z.NEVER;
+  }
+  return Number(text);
+});
+
+/** A whole number of 0 or more. */
+const wholeNumber = z.string().transform((raw, ctx) => {
+  const text = raw.trim();
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    ctx.addIssue({ code: "custom", message: "must be a whole number of 0 or more" });
+    return z.NEVER;
+  }
+  return Number(text);
+});
 
 const httpUrl = z.string().transform((raw, ctx) => {
   const url = URL.parse(raw.trim());
@@ -189,6 +235,19 @@ export const COMMANDS = {
     summary: "Make the stacks match a backup file, with the fewest writes",
     operand: { name: "FILE", required: true },
   },
+  "fix-trash": {
+    summary: "Move to the trash what groups with a photo in the trash (its RAW, its edits)",
+  },
+  duplicates: {
+    summary: "List photos sharing file name and capture time, or content; sends no write",
+  },
+  plan: {
+    summary: "Plan like a dry run and write the plan to a file, and a page of pictures to review",
+  },
+  apply: {
+    summary: "Carry out the actions of a plan file whose photos and stacks have not changed since",
+    operand: { name: "FILE", required: true },
+  },
 } as const satisfies Record<string, CommandDeclaration>;
 
 /** The name of a subcommand. */
@@ -199,10 +258,39 @@ const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];
 // Who reads what, named once so that a new subcommand joins a group instead of every setting.
 const EVERY_COMMAND: readonly CommandName[] = COMMAND_NAMES;
 /** The commands that talk to Immich. */
-const SERVER_COMMANDS: readonly CommandName[] = ["run", "undo", "backup", "restore"];
-/** The commands that write stacks, and so honour DRY_RUN and keep a journal. */
-const WRITING_COMMANDS: readonly CommandName[] = ["run", "undo", "restore"];
+const SERVER_COMMANDS: readonly CommandName[] = [
+  "run",
+  "undo",
+  "backup",
+  "restore",
+  "fix-trash",
+  "duplicates",
+  "plan",
+  "apply",
+];
+/** The commands that write, and so honour DRY_RUN and keep a journal. */
+const WRITING_COMMANDS: readonly CommandName[] = [
+  "run",
+  "undo",
+  "restore",
+  "fix-trash",
+  "apply",
+];
 const RUN_ONLY: readonly CommandName[] = ["run"];
+const PLAN_ONLY: readonly CommandName[] = ["plan"];
+/**
+ * The commands that plan stacks from groups: `apply` takes the settings they read from its plan
+ * file (and so does not read them), `plan` reads them as `run` does.
+ */
+const PLANNING_COMMANDS: readonly CommandName[] = ["run", "plan"];
+/** The commands that group photos by CRITERIA. */
+const GROUPING_COMMANDS: readonly CommandName[] = ["run", "fix-trash", "plan"];
+/** The commands that read the photos, and so whether to read videos. */
+const SEARCHING_COMMANDS: readonly CommandName[] = ["run", "fix-trash", "duplicates", "plan"];
+/** The commands that read archived and trashed photos when asked (fix-trash always does). */
+const ARCHIVE_AND_TRASH: readonly CommandName[] = ["run", "duplicates", "plan"];
+/** The settings of the fix-trash step: its command, and a run that ends with it. */
+const FIX_TRASH: readonly CommandName[] = ["run", "fix-trash"];
 
 /** The longest CRON_INTERVAL, in seconds: a longer one is more likely a typo than a plan. */
 const MAX_CRON_INTERVAL = 365 * 86400;
@@ -228,6 +316,11 @@ export interface SettingDeclaration<T> {
   readonly switch?: boolean;
   /** The value is a secret: never printed, never logged. */
   readonly secret?: boolean;
+  /**
+   * An empty flag value (`--flag=""`) is a value, as in immich-stack, instead of counting as
+   * unset like an empty variable.
+   */
+  readonly emptyFlagClears?: boolean;
   /**
    * How an error about this setting starts, where immich-stack users know a wording of their own.
    * @default {"Invalid <ENV> (--<flag>)"}
@@ -325,7 +418,7 @@ export const SETTINGS = {
   }),
   criteria: declare({
     env: "CRITERIA",
-    commands: RUN_ONLY,
+    commands: GROUPING_COMMANDS,
     flag: "criteria",
     default: DEFAULT_CRITERIA,
     schema: criteriaJson,
@@ -334,7 +427,7 @@ export const SETTINGS = {
   }),
   withArchived: declare({
     env: "WITH_ARCHIVED",
-    commands: RUN_ONLY,
+    commands: ARCHIVE_AND_TRASH,
     flag: "with-archived",
     default: "false",
     schema: bool,
@@ -343,7 +436,7 @@ export const SETTINGS = {
   }),
   withDeleted: declare({
     env: "WITH_DELETED",
-    commands: RUN_ONLY,
+    commands: ARCHIVE_AND_TRASH,
     flag: "with-deleted",
     default: "false",
     schema: bool,
@@ -352,7 +445,7 @@ export const SETTINGS = {
   }),
   includeVideos: declare({
     env: "INCLUDE_VIDEOS",
-    commands: RUN_ONLY,
+    commands: SEARCHING_COMMANDS,
     flag: "include-videos",
     default: "false",
     schema: bool,
@@ -361,38 +454,40 @@ export const SETTINGS = {
   }),
   filterAlbumIds: declare({
     env: "FILTER_ALBUM_IDS",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "filter-album-ids",
     schema: list,
     help: "Only assets in these albums: comma-separated album ids or names",
   }),
   filterTakenAfter: declare({
     env: "FILTER_TAKEN_AFTER",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "filter-taken-after",
     schema: isoDate,
     help: "Only assets taken at or after this ISO 8601 date-time",
   }),
   filterTakenBefore: declare({
     env: "FILTER_TAKEN_BEFORE",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "filter-taken-before",
     schema: isoDate,
     help: "Only assets taken before this ISO 8601 date-time",
   }),
   parentFilenamePromote: declare({
     env: "PARENT_FILENAME_PROMOTE",
-    commands: RUN_ONLY,
+    commands: GROUPING_COMMANDS,
     flag: "parent-filename-promote",
     default: "cover,edit,crop,hdr,biggestNumber",
     schema: promoteList,
-    help: "File-name fragments that make an asset the parent, first = strongest; " +
+    emptyFlagClears: true,
+    help: "File-name fragments that make an asset the parent, first = strongest; an empty " +
+      '--parent-filename-promote="" promotes by none; ' +
       "accepts sequence, sequence:<digits>, sequence:<prefix>, biggestNumber, biggestSize, " +
       "smallestSize",
   }),
   parentExtPromote: declare({
     env: "PARENT_EXT_PROMOTE",
-    commands: RUN_ONLY,
+    commands: GROUPING_COMMANDS,
     flag: "parent-ext-promote",
     default: ".jpg,.png,.jpeg,.heic,.dng",
     schema: list,
@@ -400,7 +495,7 @@ export const SETTINGS = {
   }),
   replaceStacks: declare({
     env: "REPLACE_STACKS",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "replace-stacks",
     default: "false",
     schema: bool,
@@ -409,7 +504,7 @@ export const SETTINGS = {
   }),
   removeSingleAssetStacks: declare({
     env: "REMOVE_SINGLE_ASSET_STACKS",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "remove-single-asset-stacks",
     default: "false",
     schema: bool,
@@ -418,7 +513,7 @@ export const SETTINGS = {
   }),
   resetStacks: declare({
     env: "RESET_STACKS",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "reset-stacks",
     default: "false",
     schema: bool,
@@ -427,7 +522,7 @@ export const SETTINGS = {
   }),
   confirmResetStack: declare({
     env: "CONFIRM_RESET_STACK",
-    commands: RUN_ONLY,
+    commands: PLANNING_COMMANDS,
     flag: "confirm-reset-stack",
     schema: text,
     help: `Required with RESET_STACKS, exactly: ${RESET_CONFIRMATION}`,
@@ -437,8 +532,9 @@ export const SETTINGS = {
     commands: SERVER_COMMANDS,
     flag: "log-level",
     default: "info",
-    schema: oneOf(["trace", "debug", "info", "warn", "error"] as const),
-    help: "Log verbosity: trace (HTTP bodies), debug (parent decisions), info, warn, error",
+    schema: oneOf(LOG_LEVELS),
+    help: "Log verbosity: trace (HTTP bodies), debug (parent decisions), info, warn, error, " +
+      "fatal (nothing: stacksync logs no fatal message; an invalid setting still says so)",
   }),
   logFormat: declare({
     env: "LOG_FORMAT",
@@ -481,6 +577,70 @@ export const SETTINGS = {
     schema: positiveWhole(),
     help: "How many recorded runs to keep; older journals are deleted",
   }),
+  stackConcurrency: declare({
+    env: "STACK_CONCURRENCY",
+    flag: "stack-concurrency",
+    commands: WRITING_COMMANDS,
+    default: "1",
+    schema: concurrency,
+    help: `Writes in flight at once, at most ${MAX_CONCURRENCY} (0 counts as 1, as in ` +
+      "immich-stack); every deletion still comes before the writes that depend on it, and no " +
+      "two writes touch the same photo or stack at once",
+  }),
+  preventSelfRekt: declare({
+    env: "PREVENT_SELF_REKT",
+    flag: "prevent-self-rekt",
+    commands: WRITING_COMMANDS,
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: `Pause ${SELF_REKT_PAUSE_MS} ms before each write, to spare a small server`,
+  }),
+  fixTrashAfterStacking: declare({
+    env: "FIX_TRASH_AFTER_STACKING",
+    flag: "fix-trash-after-stacking",
+    commands: RUN_ONLY,
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "After each pass (once and cron mode) run fix-trash, journaled as a run of its own",
+  }),
+  trashOrphanedRaws: declare({
+    env: "TRASH_ORPHANED_RAWS",
+    flag: "trash-orphaned-raws",
+    commands: FIX_TRASH,
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "fix-trash also moves to the trash RAW files left without a developed photo (a JPEG, " +
+      "HEIC, …) in their group, but a RAW stacked with one; not for RAW-only libraries",
+  }),
+  rawOrphanExtensions: declare({
+    env: "RAW_ORPHAN_EXTENSIONS",
+    flag: "raw-orphan-extensions",
+    commands: FIX_TRASH,
+    schema: list,
+    help: "The RAW extensions TRASH_ORPHANED_RAWS may move to the trash, e.g. dng,nef; default " +
+      `every RAW extension: ${RAW_EXTENSIONS.join(" ")}`,
+  }),
+  fixTrashMaxPercent: declare({
+    env: "FIX_TRASH_MAX_PERCENT",
+    flag: "fix-trash-max-percent",
+    commands: FIX_TRASH,
+    default: "10",
+    schema: percent,
+    help: "fix-trash moves nothing and fails when more than this share of a user's photos " +
+      "outside the trash would go, unless --force",
+  }),
+  planThumbnails: declare({
+    env: "PLAN_THUMBNAILS",
+    flag: "plan-thumbnails",
+    commands: PLAN_ONLY,
+    default: "5000",
+    schema: wholeNumber,
+    help: "At most this many pictures on the review page (--html); the other photos show " +
+      "their file names",
+  }),
 } as const;
 
 /** A flag of one or more subcommands that is no setting: it has no variable and no default. */
@@ -499,10 +659,25 @@ export interface OptionDeclaration {
 export const OPTIONS = {
   out: {
     flag: "out",
-    commands: ["backup"],
+    commands: ["backup", "plan"],
     value: "FILE",
-    help: "Write the backup to FILE (- for standard output) instead of a new file in " +
-      "STATE_DIR/backups",
+    help: {
+      backup: "Write the backup to FILE (- for standard output) instead of a new file in " +
+        "STATE_DIR/backups",
+      plan: "Write the plan to FILE (- for standard output) instead of plan.json",
+    },
+  },
+  html: {
+    flag: "html",
+    commands: ["plan"],
+    value: "FILE",
+    help: "Also write the review page to FILE, its pictures in a folder beside it named " +
+      "after it (plan.html: plan_files)",
+  },
+  embedThumbnails: {
+    flag: "embed-thumbnails",
+    commands: ["plan"],
+    help: "Put the pictures inside the review page instead of the folder beside it",
   },
   exact: {
     flag: "exact",
@@ -516,24 +691,45 @@ export const OPTIONS = {
   },
   force: {
     flag: "force",
-    commands: ["undo", "restore"],
+    commands: ["undo", "restore", "fix-trash", "apply"],
     help: {
       undo: "Also put back the stacks that changed after the run",
       restore: "Accept a file of another server or user (the same Immich at a new address)",
+      "fix-trash": "Move the photos to the trash even when they are more than " +
+        "FIX_TRASH_MAX_PERCENT of a user's photos outside the trash",
+      apply: "Accept a plan of another server address (the same Immich at a new address)",
     },
   },
+  format: {
+    flag: "format",
+    commands: ["duplicates"],
+    value: "FORMAT",
+    help: "table (default): one block per group; json: one document, see docs/duplicates.md",
+  },
 } as const satisfies Record<string, OptionDeclaration>;
+
+/** The formats of `stacksync duplicates --format`. */
+export const REPORT_FORMATS = ["table", "json"] as const;
+
+/** A format of `stacksync duplicates --format`. */
+export type ReportFormat = typeof REPORT_FORMATS[number];
 
 /** The values of {@linkcode OPTIONS} on one command line. */
 export interface CommandOptions {
   /** `--out FILE`. */
   readonly out?: string;
+  /** `--html FILE`. */
+  readonly html?: string;
+  /** `--embed-thumbnails`. */
+  readonly embedThumbnails?: boolean;
   /** `--exact`. */
   readonly exact: boolean;
   /** `--force`. */
   readonly force: boolean;
   /** `--full`. */
   readonly full: boolean;
+  /** `--format FORMAT`, checked. */
+  readonly format?: ReportFormat;
 }
 
 type Declarations = typeof SETTINGS;
@@ -575,37 +771,12 @@ export interface UnsupportedSetting {
   readonly instead: string;
 }
 
-const FALSE_WORDS = ["false", "0", "no"];
-
-/** immich-stack's settings that stacksync does not support (its documented environment). */
-export const UNSUPPORTED_SETTINGS: readonly UnsupportedSetting[] = [
-  {
-    env: "STACK_CONCURRENCY",
-    harmless: ["1"],
-    instead: "it sends one change at a time, so that every deletion comes before the creations " +
-      "that depend on it",
-  },
-  {
-    env: "PREVENT_SELF_REKT",
-    harmless: FALSE_WORDS,
-    instead: "it already sends one change at a time and waits between retries",
-  },
-  {
-    env: "FIX_TRASH_AFTER_STACKING",
-    harmless: FALSE_WORDS,
-    instead: "it has no fix-trash step: run immich-stack's fix-trash on its own if you need it",
-  },
-  {
-    env: "TRASH_ORPHANED_RAWS",
-    harmless: FALSE_WORDS,
-    instead: "it never moves photos to the trash",
-  },
-  {
-    env: "RAW_ORPHAN_EXTENSIONS",
-    harmless: [],
-    instead: "it never moves photos to the trash",
-  },
-];
+/**
+ * immich-stack's settings that stacksync does not support (its documented environment): none
+ * since stacksync took STACK_CONCURRENCY, PREVENT_SELF_REKT and the fix-trash settings. A setting
+ * immich-stack adds goes here until stacksync supports it.
+ */
+export const UNSUPPORTED_SETTINGS: readonly UnsupportedSetting[] = [];
 
 /** What the command line asks for. */
 export type Command =
@@ -897,13 +1068,21 @@ export function loadSettings(options: LoadSettingsOptions): Command {
 
   const read = new Set(settingsOf(command));
   const raw: Record<string, unknown> = {};
+  /** Values in immich-stack's spelling, each with the line that says so. */
+  const adoptions: string[] = [];
   for (const key of KEYS) {
     const declaration: SettingDeclaration<unknown> = SETTINGS[key];
-    const given = read.has(key)
-      ? nonEmpty(fromFlag(declaration.flag)) ?? nonEmpty(options.env[declaration.env]) ??
-        nonEmpty(fileValues.get(declaration.env))
-      : undefined;
-    const text = given ?? declaration.default;
+    const flagText = fromFlag(declaration.flag);
+    const given = !read.has(key)
+      ? undefined
+      : declaration.emptyFlagClears && flagText === ""
+      ? flagText
+      : nonEmpty(flagText) ?? nonEmpty(options.env[declaration.env]) ??
+        nonEmpty(fileValues.get(declaration.env));
+    // Written for immich-stack: read as it reads it, and say how stacksync writes it.
+    const adopted = given === undefined ? undefined : immichStackSpelling(declaration.env, given);
+    adoptions.push(...adopted?.warnings ?? []);
+    const text = (adopted === undefined ? given : nonEmpty(adopted.text)) ?? declaration.default;
     if (text === undefined) continue;
     const result = declaration.schema.safeParse(text);
     if (!result.success) {
@@ -917,8 +1096,17 @@ export function loadSettings(options: LoadSettingsOptions): Command {
   }
   const flag = (key: keyof typeof OPTIONS) => values[OPTIONS[key].flag];
   const out = flag("out");
+  const html = flag("html");
+  const format = flag("format");
+  if (format !== undefined && !REPORT_FORMATS.some((known) => known === format)) {
+    throw new ConfigError(
+      `Invalid --format: must be one of ${REPORT_FORMATS.join(", ")}` +
+        shown.currentValue(String(format)),
+    );
+  }
   const settings = validate(raw as RawSettings, { readTextFile, env: options.env, read, shown });
   const warnings = [
+    ...adoptions,
     ...unsupportedWarnings(options.env, envFile),
     ...misspeltEnvironmentWarnings(options.env),
     ...unknownNameWarnings(envFile, shown),
@@ -930,9 +1118,12 @@ export function loadSettings(options: LoadSettingsOptions): Command {
     ...(positionals[0] === undefined ? {} : { operand: positionals[0] }),
     options: {
       ...(typeof out === "string" ? { out } : {}),
+      ...(typeof html === "string" ? { html } : {}),
+      ...(flag("embedThumbnails") === true ? { embedThumbnails: true } : {}),
       exact: flag("exact") === true,
       force: flag("force") === true,
       full: flag("full") === true,
+      ...(typeof format === "string" ? { format: format as ReportFormat } : {}),
     },
     warnings,
   };
@@ -1378,4 +1569,95 @@ function decodedPassword(password: string): string {
   } catch {
     return password;
   }
+}
+
+/** The settings that shape a plan: those `run` and `plan` read and `apply` takes from its file. */
+const PLAN_SHAPING = KEYS.filter((key) => {
+  const { commands } = SETTINGS[key];
+  return commands.includes("run") && commands.includes("plan") && !commands.includes("apply");
+});
+
+/**
+ * The settings that shaped a plan, as a plan file records them: by variable name, with their
+ * values as JSON (lists as arrays, CRITERIA as its JSON); settings without a value are left out.
+ *
+ * @param settings The settings of `stacksync plan`.
+ * @returns The record.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadSettings, planSettings } from "./config.ts";
+ *
+ * const command = loadSettings({
+ *   args: ["plan", "--replace-stacks"],
+ *   env: { API_URL: "http://immich:2283/api", API_KEY: "secret" },
+ *   version: "1.0.0",
+ *   readTextFile: () => undefined,
+ * });
+ * assert.equal(command.kind, "run");
+ * if (command.kind === "run") {
+ *   const recorded = planSettings(command.settings);
+ *   assert.equal(recorded.REPLACE_STACKS, true);
+ *   assert.deepEqual(recorded.PARENT_EXT_PROMOTE, [".jpg", ".png", ".jpeg", ".heic", ".dng"]);
+ *   assert.equal(recorded.API_KEY, undefined);
+ * }
+ * ```
+ */
+export function planSettings(settings: Settings): Record<string, unknown> {
+  const recorded: Record<string, unknown> = {};
+  const values = settings as unknown as Record<string, unknown>;
+  for (const key of PLAN_SHAPING) {
+    if (values[key] !== undefined) recorded[SETTINGS[key].env] = values[key];
+  }
+  return recorded;
+}
+
+/**
+ * The settings of a plan file applied to a command's own: each shaping setting the file records
+ * is parsed by its declaration, as if it came from the environment; those it does not record
+ * take their defaults.
+ *
+ * @param recorded The plan file's settings of one user.
+ * @param base The command's settings (API_URL, the keys, DRY_RUN).
+ * @param file The plan file's name, for messages.
+ * @returns The settings to plan with.
+ * @throws {ConfigError} For a setting stacksync does not know or a value it cannot use.
+ */
+export function settingsOfPlan(
+  recorded: Readonly<Record<string, unknown>>,
+  base: Settings,
+  file: string,
+): Settings {
+  const known = new Set<string>(PLAN_SHAPING.map((key) => SETTINGS[key].env));
+  const unknown = Object.keys(recorded).find((name) => !known.has(name));
+  if (unknown !== undefined) {
+    throw new ConfigError(
+      `Cannot use the plan ${file} as it records a setting that shapes no plan: current value ` +
+        `is ${JSON.stringify(unknown)}`,
+    );
+  }
+  const values: Record<string, unknown> = {};
+  for (const key of PLAN_SHAPING) {
+    const declaration: SettingDeclaration<unknown> = SETTINGS[key];
+    const value = recorded[declaration.env];
+    // Lists were split at commas; CRITERIA is JSON (an array of objects, or an object).
+    const text = value === undefined
+      ? declaration.default
+      : Array.isArray(value) && value.every((item) => typeof item === "string")
+      ? value.join(",")
+      : typeof value === "object" && value !== null
+      ? JSON.stringify(value)
+      : String(value);
+    if (text === undefined) continue;
+    const result = declaration.schema.safeParse(text);
+    if (!result.success) {
+      throw new ConfigError(
+        `Cannot use the plan ${file} as its setting ${declaration.env} is invalid (` +
+          `${result.error.issues[0]?.message ?? "invalid value"}): current value is ${text}`,
+      );
+    }
+    values[key] = result.data;
+  }
+  return { ...base, ...values };
 }

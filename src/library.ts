@@ -91,8 +91,8 @@ export function releaseMemory(): void {
 
 /** What the reading side keeps from pass to pass of one process (cron mode). */
 export class PassMemory {
-  /** Passes started by this process. */
-  passes = 0;
+  /** The users whose pass this process started already. */
+  readonly started = new Set<string>();
   /** Warnings already given, by user and topic: each is given once per process. */
   readonly warned = new Set<string>();
 }
@@ -103,11 +103,12 @@ export interface ReadingOptions {
   readonly stateDir?: string;
   /** Write the cache (a real run); a dry run only reads it. */
   readonly record: boolean;
-  /** `--full`: every pass reads the whole library. */
-  readonly full?: boolean;
+  /** Why every pass reads the whole library whatever the cache says (`--full`, apply). */
+  readonly full?: string;
   /** Cron mode: the process's first pass is full. */
   readonly cron?: boolean;
-  readonly memory: PassMemory;
+  /** What the process's earlier passes left; a pass of its own without it. */
+  readonly memory?: PassMemory;
   /** The clock that schedules full passes (FULL_PASS_INTERVAL), ms since the epoch. */
   readonly now: () => number;
   /** The stacksync version, for the cache's header. */
@@ -219,8 +220,18 @@ function cacheSettings(
   };
 }
 
-/** The promotion options of the run's settings. */
-export function promotionOptions(settings: Settings, criteria: Criteria): PromotionOptions {
+/**
+ * The promotion options of the settings and criteria: the promote lists, the regex promotions
+ * and the delimiters `biggestNumber` reads after.
+ *
+ * @param settings PARENT_FILENAME_PROMOTE and PARENT_EXT_PROMOTE.
+ * @param criteria The parsed CRITERIA.
+ * @returns The options for `createParentOrder`.
+ */
+export function promotionOptions(
+  settings: Pick<Settings, "parentFilenamePromote" | "parentExtPromote">,
+  criteria: Criteria,
+): PromotionOptions {
   const { regexPromotions, delimiters } = promotionInputs(criteria);
   return {
     filenamePromote: settings.parentFilenamePromote,
@@ -242,6 +253,7 @@ interface Reading {
   readonly settings: Settings;
   readonly criteria: Criteria;
   readonly options: ReadingOptions;
+  readonly memory: PassMemory;
   readonly log: Logger;
   readonly filter: SearchFilter;
   readonly promotion: PromotionOptions;
@@ -292,7 +304,9 @@ export async function readPassInput(
     ? undefined
     : cacheFilesOf(options.stateDir, displayUrl(settings.apiUrl), user.id, settingsText);
   const startedAt = client.serverTime();
+  const memory = options.memory ?? new PassMemory();
   const reading: Reading = {
+    memory,
     client,
     user,
     settings,
@@ -306,7 +320,8 @@ export async function readPassInput(
     immich: `${version.major}.${version.minor}.${version.patch}`,
     ...(startedAt === undefined ? {} : { startedAt }),
   };
-  const firstPass = options.memory.passes++ === 0;
+  const firstPass = !memory.started.has(user.id);
+  memory.started.add(user.id);
   const decision = await decide(reading, firstPass);
   // Until the pass ends well the cache says it did not: a pass killed midway makes the next full.
   if (options.record && files !== undefined && decision.header !== undefined) {
@@ -328,11 +343,13 @@ async function decide(
   | { kind: "incremental"; since: number; header: CacheHeader }
 > {
   const { options, settings, files } = reading;
-  if (files === undefined) return { kind: "full", reason: "no STATE_DIR to keep a cache in" };
+  if (files === undefined) {
+    return { kind: "full", reason: options.full ?? "no STATE_DIR to keep a cache in" };
+  }
   const read = await readCacheHeader(files);
   const header = "header" in read ? read.header : undefined;
-  const forced = options.full
-    ? "--full"
+  const forced = options.full !== undefined
+    ? options.full
     : settings.resetStacks
     ? "RESET_STACKS"
     : options.cron && firstPass
@@ -374,8 +391,8 @@ async function earlier(files: CacheFiles) {
 /** Warns once per process and user that a cache cannot be kept, and why. */
 function warnOnce(reading: Reading, topic: string, message: string): void {
   const key = `${reading.user.id}:${topic}`;
-  if (reading.options.memory.warned.has(key)) return;
-  reading.options.memory.warned.add(key);
+  if (reading.memory.warned.has(key)) return;
+  reading.memory.warned.add(key);
   reading.log.warn(message);
 }
 
@@ -928,6 +945,8 @@ class CacheRecorder implements PassCache {
         delta.record({ op: "delete", stackId }, 0);
       },
       stackWithPrimary: (assetId) => writer.stackWithPrimary(assetId),
+      trashAssets: (assetIds) => writer.trashAssets(assetIds),
+      restoreAssets: (assetIds) => writer.restoreAssets(assetIds),
     };
   }
 

@@ -14,7 +14,7 @@ import { configure, getLogger, type LogLevel, type LogRecord, reset } from "@log
 import { dirname } from "node:path";
 
 /** The log levels a user can choose, least severe first. */
-export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error"] as const;
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
 
 /** A log level as LOG_LEVEL names it. */
 export type LogLevelName = typeof LOG_LEVELS[number];

@@ -46,6 +46,9 @@ export interface CriterionFields {
   readonly hasMetadata: boolean;
   /** Video duration as Immich reports it (`"0:00:00.00000"`), or null. */
   readonly duration: string | null;
+  /** The uploading device and its id for the file: sent by Immich before v3 only. */
+  readonly deviceId: string | undefined;
+  readonly deviceAssetId: string | undefined;
 }
 
 /** The name of a field only criteria read. */
@@ -342,16 +345,59 @@ export interface Rollback {
   readonly lost: readonly LostStack[];
 }
 
-/** What became of one action of a plan. */
-export type Outcome =
+/** Why fix-trash moves a photo to the trash. */
+export type TrashReason =
+  /** It groups by CRITERIA with a photo the user put in the trash. */
+  | "follows-trashed"
+  /** A RAW file without a developed photo in its group or stack (TRASH_ORPHANED_RAWS). */
+  | "orphaned-raw";
+
+/** What people and logs see about a move to or from the trash; the applier never reads it. */
+export interface TrashContext {
+  /** The photos in the order of `assetIds`. */
+  readonly assets: readonly AssetLabel[];
+  /** For `follows-trashed`: the photos in the trash whose group they are in, cover first. */
+  readonly cause?: readonly AssetLabel[];
+}
+
+/**
+ * `DELETE /assets` with `force: false`: moves photos to the trash, from where Immich restores
+ * them until it empties the trash; never a deletion for good. `undo` when an undo puts back a
+ * restore.
+ */
+export interface TrashAction {
+  readonly kind: "trash";
+  readonly assetIds: readonly string[];
+  readonly reason: TrashReason | "undo";
+  readonly context: TrashContext;
+}
+
+/** `POST /trash/restore/assets`: brings photos back out of the trash (an undo of fix-trash). */
+export interface RestoreAction {
+  readonly kind: "restore";
+  readonly assetIds: readonly string[];
+  readonly reason: "undo";
+  readonly context: TrashContext;
+}
+
+/** One move to or from the trash. */
+export type TrashWrite = TrashAction | RestoreAction;
+
+/** What fix-trash (or an undo of it) moves to or from the trash, in execution order. */
+export interface TrashPlan {
+  readonly actions: readonly TrashWrite[];
+}
+
+/** What became of one action of a plan (or, with `A`, of one move to or from the trash). */
+export type Outcome<A extends Action | TrashWrite = Action> =
   | {
-    readonly action: Action;
+    readonly action: A;
     readonly status: "ok";
     /** The stack made by a `create`, `grow` or `replace`. */
     readonly stackId?: string;
   }
   | {
-    readonly action: Action;
+    readonly action: A;
     readonly status: "failed";
     readonly error: string;
     /** The server refused the key (401 or 403): the user's pass stopped here. */
@@ -360,7 +406,7 @@ export type Outcome =
     readonly rollback?: Rollback;
   }
   | {
-    readonly action: Action;
+    readonly action: A;
     readonly status: "skipped";
     readonly because: SkipCause;
     /** For `deletion-failed`: the stacks it had deleted, put back or not. */

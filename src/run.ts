@@ -8,28 +8,24 @@
 import { getLogger, type Logger } from "@logtape/logtape";
 import { ApiError, delay } from "./api/http.ts";
 import { createImmichClient, type ImmichClient, neededPermissions } from "./api/immich.ts";
-import type { Settings } from "./config.ts";
+import { SELF_REKT_PAUSE_MS, type Settings } from "./config.ts";
 import { type Criteria, parseCriteria } from "./grouping/criteria.ts";
-import {
-  type PassCache,
-  PassMemory,
-  type ReadingOptions,
-  readPassInput,
-  releaseMemory,
-} from "./library.ts";
+import { type PassCache, type ReadingOptions, readPassInput, releaseMemory } from "./library.ts";
 import { mergeEntries, placeEntries } from "./incremental/entries.ts";
-import type { Asset, Outcome, Plan, Stack, User } from "./model.ts";
-import { applyPlan, type StackWriter } from "./reconcile/apply.ts";
+import type { Asset, Outcome, Plan, Stack, TrashPlan, User } from "./model.ts";
+import { type ApplyOptions, applyPlan, type StackWriter } from "./reconcile/apply.ts";
 import {
   actsOnStackMembers,
+  hasChanges,
   type PlanOptions,
   planStacks,
   unnamedAssets,
   withFileNames,
 } from "./reconcile/plan.ts";
-import { fileList, renderPlan, summarizePlan } from "./reconcile/render.ts";
+import { fileList, nameList, renderPlan, summarizePlan } from "./reconcile/render.ts";
 import type { RunJournal } from "./state/folder.ts";
 import { journalWrites, type StacksAsRead, type UserJournal } from "./state/journal.ts";
+import { applyTrash, type TrashOutcome, type TrashWriter } from "./trash/apply.ts";
 
 const logger = getLogger(["stacksync", "run"]);
 
@@ -52,6 +48,9 @@ export interface PassCounts {
   readonly notDone: number;
   /** For an undo: stacks left alone because they changed after the run it puts back. */
   readonly changedSince: number;
+  /** Photos moved to the trash (fix-trash), and brought back out of it (its undo). */
+  readonly trashed: number;
+  readonly restored: number;
 }
 
 /** What became of one user in one pass. */
@@ -93,8 +92,14 @@ export interface RunOptions {
    * Where the cache of incremental passes is and what a pass may do with it; without it every
    * pass reads the whole library and keeps no cache.
    */
-  readonly reading?: Omit<ReadingOptions, "memory" | "cron">;
+  readonly reading?: ReadingOptions;
 }
+
+/** The settings a pass over every user reads: server, keys, dry run and how writes are sent. */
+export type PassSettings = Pick<
+  Settings,
+  "apiUrl" | "apiKeys" | "dryRun" | "requestTimeout" | "stackConcurrency" | "preventSelfRekt"
+>;
 
 /**
  * Where a pass records its writes, so that `stacksync undo` can put them back (`src/state/`).
@@ -124,6 +129,8 @@ const ZERO: PassCounts = {
   failed: 0,
   notDone: 0,
   changedSince: 0,
+  trashed: 0,
+  restored: 0,
 };
 
 /**
@@ -190,6 +197,8 @@ function plural(count: number, word: string): string {
  *
  * @param report The user's report.
  * @param dryRun Word the counts as what would be done.
+ * @param options `stacks: false` for a pass that writes no stacks (fix-trash): it says only
+ *   how many photos moved.
  * @returns The line.
  *
  * @example Usage
@@ -197,14 +206,18 @@ function plural(count: number, word: string): string {
  * import assert from "node:assert/strict";
  * import { summaryLine } from "./run.ts";
  *
- * const counts = { inSync: 4, created: 2, updated: 1, replaced: 0, deleted: 0, needsReplace: 1, failed: 0, notDone: 0, changedSince: 0 };
+ * const counts = { inSync: 4, created: 2, updated: 1, replaced: 0, deleted: 0, needsReplace: 1, failed: 0, notDone: 0, changedSince: 0, trashed: 0, restored: 0 };
  * assert.equal(
  *   summaryLine({ user: "Ann", status: "done", counts, skippedAssets: { "regex-miss": 3 } }, false),
  *   "Summary for Ann: 2 created, 1 updated, 0 replaced, 0 deleted, 4 in sync, 1 needs replace, 0 failed, 3 assets skipped (3 regex-miss)",
  * );
  * ```
  */
-export function summaryLine(report: UserReport, dryRun: boolean): string {
+export function summaryLine(
+  report: UserReport,
+  dryRun: boolean,
+  options: { readonly stacks?: boolean } = {},
+): string {
   const c = report.counts;
   const skipped = Object.entries(report.skippedAssets);
   const skippedTotal = skipped.reduce((sum, [, n]) => sum + n, 0);
@@ -212,15 +225,22 @@ export function summaryLine(report: UserReport, dryRun: boolean): string {
     ? ""
     : ` (${skipped.map(([reason, n]) => `${n} ${reason}`).join(", ")})`;
   const verb = dryRun ? "would be " : "";
-  const parts = [
-    `${c.created} ${verb}created`,
-    `${c.updated} ${verb}updated`,
-    `${c.replaced} ${verb}replaced`,
-    `${c.deleted} ${verb}deleted`,
-    `${c.inSync} in sync`,
-    `${c.needsReplace} needs replace`,
-    `${c.failed} failed`,
-  ];
+  const stacks = options.stacks !== false;
+  const parts = stacks
+    ? [
+      `${c.created} ${verb}created`,
+      `${c.updated} ${verb}updated`,
+      `${c.replaced} ${verb}replaced`,
+      `${c.deleted} ${verb}deleted`,
+      `${c.inSync} in sync`,
+      `${c.needsReplace} needs replace`,
+    ]
+    : [];
+  if (c.restored > 0) parts.push(`${plural(c.restored, "photo")} ${verb}restored from the trash`);
+  if (c.trashed > 0 || !stacks) {
+    parts.push(`${plural(c.trashed, "photo")} ${verb}moved to the trash`);
+  }
+  parts.push(`${c.failed} failed`);
   if (c.notDone > 0) parts.push(`${c.notDone} not done`);
   if (c.changedSince > 0) parts.push(`${c.changedSince} changed since, left alone`);
   parts.push(`${plural(skippedTotal, "asset")} skipped${reasons}`);
@@ -228,6 +248,28 @@ export function summaryLine(report: UserReport, dryRun: boolean): string {
     ? `; stopped as the server refused the key: ${report.error}`
     : "";
   return `Summary for ${report.user}${dryRun ? " (dry run)" : ""}: ${parts.join(", ")}${stopped}`;
+}
+
+/**
+ * Adds the moves to or from the trash to a pass's counts: photos moved, failed moves, and
+ * moves not done (a shutdown, a refused key). In a dry run the photos that would move count.
+ *
+ * @param counts The counts of the stack plan.
+ * @param outcomes What became of each move.
+ * @returns The counts with the moves.
+ */
+export function addTrashOutcomes(
+  counts: PassCounts,
+  outcomes: readonly TrashOutcome[],
+): PassCounts {
+  const added = { ...counts };
+  for (const outcome of outcomes) {
+    if (outcome.status === "failed") added.failed++;
+    else if (outcome.status === "skipped" && outcome.because !== "dry-run") added.notDone++;
+    else if (outcome.action.kind === "trash") added.trashed += outcome.action.assetIds.length;
+    else added.restored += outcome.action.assetIds.length;
+  }
+  return added;
 }
 
 /** Whether every user of a pass finished with no failed or unfinished action. */
@@ -249,6 +291,10 @@ export interface Prepared {
   readonly journalAlways?: boolean;
   /** For an undo: the run it puts back, recorded in the journal. */
   readonly undoes?: string;
+  /** Moves to or from the trash, applied after the plan (fix-trash, an undo of it). */
+  readonly trash?: TrashPlan;
+  /** The line that states the trash plan, logged with the plan's. */
+  readonly trashSummary?: string;
   /**
    * Reports what the work adds to the summary once the plan is applied (an undo maps old stack
    * ids to new ones and names the stacks it left alone).
@@ -268,6 +314,12 @@ export interface UserWork {
   /** The permissions the key needs, all checked before anything else. */
   readonly permissions: readonly string[];
   /**
+   * The user's closing line.
+   *
+   * @default {summaryLine}
+   */
+  readonly summary?: (report: UserReport, dryRun: boolean) => string;
+  /**
    * Reads the server and plans.
    *
    * @param client The user's Immich client.
@@ -279,11 +331,20 @@ export interface UserWork {
   prepare(client: ImmichClient, user: User, log: Logger): Promise<Prepared>;
 }
 
-/** The work of a stacking pass: read, group, promote and plan with the run's settings. */
-function groupingWork(
+/**
+ * The work of a stacking pass: read, group, promote and plan with the run's settings. `plan`
+ * and `apply` run it too, so that they read and plan exactly as a run does.
+ *
+ * @param settings The settings that shape the plan, and DRY_RUN (the permissions it needs).
+ * @param criteria CRITERIA, parsed.
+ * @param reading The cache of incremental passes and what the pass may do with it; without it
+ *   the pass reads the whole library and keeps no cache.
+ * @returns The work for {@linkcode runUsers}.
+ */
+export function groupingWork(
   settings: Settings,
   criteria: Criteria,
-  reading: ReadingOptions | undefined,
+  reading?: ReadingOptions,
 ): UserWork {
   return {
     title: "Run",
@@ -305,7 +366,7 @@ async function prepare(
     user,
     settings,
     criteria,
-    reading ?? { record: false, memory: new PassMemory(), now: Date.now, version: "" },
+    reading ?? { record: false, now: Date.now, version: "" },
     userLog,
   );
   if ("reused" in input) {
@@ -489,16 +550,24 @@ const SKIP_WORDS: Readonly<Record<string, string>> = {
  * searched for in a long log. Each line says what became of the stacks involved: a stack a
  * replace deleted and put back has a new id, one it could not put back is named as such.
  */
-function logLeftUndone(outcomes: readonly Outcome[], userLog: Logger): void {
-  const undone = outcomes.filter((outcome): outcome is Exclude<Outcome, { status: "ok" }> =>
+function logLeftUndone(
+  outcomes: readonly (Outcome | TrashOutcome)[],
+  userLog: Logger,
+): void {
+  const undone = outcomes.filter((outcome) =>
     outcome.status === "failed" || (outcome.status === "skipped" && outcome.because !== "dry-run")
   );
   for (const outcome of undone.slice(0, MAX_LEFT_UNDONE)) {
+    if (outcome.status === "ok") continue;
     const { action } = outcome;
     const target = action.kind === "create"
       ? `create stack with ${action.assetIds.length} assets`
       : action.kind === "replace"
       ? `replace stack ${action.stackIds.join(", ")}`
+      : action.kind === "trash"
+      ? `move ${nameList(action.context.assets)} to the trash`
+      : action.kind === "restore"
+      ? `restore ${nameList(action.context.assets)} from the trash`
       : `${action.kind} stack ${action.stackId}`;
     const why = outcome.status === "failed" ? outcome.error : SKIP_WORDS[outcome.because];
     const rollback = outcome.rollback;
@@ -524,7 +593,7 @@ function logLeftUndone(outcomes: readonly Outcome[], userLog: Logger): void {
 async function processUser(
   apiKey: string,
   position: number,
-  settings: Pick<Settings, "apiUrl" | "dryRun" | "requestTimeout">,
+  settings: PassSettings,
   work: UserWork,
   options: RunOptions & { readonly run?: RunJournal },
 ): Promise<UserReport> {
@@ -548,17 +617,19 @@ async function processUser(
     // Released once the journal has them (it drops them at its first write): at 50 000 stacks
     // the stacks as read weigh tens of megabytes that applying does not need.
     let prepared: Prepared | undefined = await work.prepare(client, me, userLog);
-    const { plan, report: reportExtra, skippedAssets, cache } = prepared;
+    const { plan, trash, report: reportExtra, skippedAssets, cache } = prepared;
     // The whole plan is one line per action: built only when debug shows it.
     if (userLog.isEnabledFor("debug")) {
       for (const line of renderPlan(plan).slice(0, -1)) userLog.debug(line);
     }
-    userLog.info(summarizePlan(plan));
+    // A pass that only moves photos to or from the trash has no stacks to state.
+    if (trash === undefined || hasChanges(plan)) userLog.info(summarizePlan(plan));
+    if (prepared.trashSummary !== undefined) userLog.info(prepared.trashSummary);
 
     // A journal that cannot be written stops the user's pass: no write goes unrecorded.
     const stop = new AbortController();
     const answering = cache?.writes(client) ?? client;
-    let writer: StackWriter = answering;
+    let writer: StackWriter & TrashWriter = answering;
     if (options.run !== undefined && !settings.dryRun) {
       journal = options.run.forUser(me, prepared.stacks, prepared.undoes);
       if (prepared.journalAlways) journal.open();
@@ -566,7 +637,7 @@ async function processUser(
     }
     prepared = undefined;
     let actions = 0;
-    const outcomes = await applyPlan(plan, writer, {
+    const applying: ApplyOptions = {
       dryRun: settings.dryRun,
       signal: options.signal === undefined
         ? stop.signal
@@ -575,12 +646,24 @@ async function processUser(
       afterAction: () => {
         if (++actions % ACTIONS_PER_RELEASE === 0) releaseMemory();
       },
+      concurrency: settings.stackConcurrency,
+      pauseMs: settings.preventSelfRekt ? SELF_REKT_PAUSE_MS : 0,
+      ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+      ...(journal === undefined ? {} : { recovery: "stacksync undo puts it back" }),
+    };
+    const outcomes = await applyPlan(plan, writer, applying);
+    const trashOutcomes = trash === undefined ? [] : await applyTrash(trash, writer, {
+      ...applying,
+      logger: getLogger(["stacksync", "trash"]).with({ user }),
     });
     options.observe?.({ user, plan, outcomes });
     const extra = reportExtra?.(outcomes, userLog) ?? { changedSince: 0 };
-    const counts = { ...countOutcomes(plan, outcomes, settings.dryRun), ...extra };
+    const counts = {
+      ...addTrashOutcomes(countOutcomes(plan, outcomes, settings.dryRun), trashOutcomes),
+      ...extra,
+    };
     await journal?.close({ changedSince: counts.changedSince, notDone: counts.notDone });
-    const denied = outcomes.find((outcome) =>
+    const denied = [...outcomes, ...trashOutcomes].find((outcome) =>
       outcome.status === "failed" && outcome.accessDenied === true
     );
     const report: UserReport = {
@@ -590,11 +673,11 @@ async function processUser(
       counts,
       skippedAssets,
     };
-    const summary = summaryLine(report, settings.dryRun);
+    const summary = (work.summary ?? summaryLine)(report, settings.dryRun);
     if (report.status === "stopped") userLog.error(summary);
     else if (!passSucceeded([report])) userLog.warn(summary);
     else userLog.info(summary);
-    logLeftUndone(outcomes, userLog);
+    logLeftUndone([...outcomes, ...trashOutcomes], userLog);
     if (cache !== undefined) {
       const unfinished = unfinishedReason(counts, client.faults(), options.signal?.aborted);
       await cache.finish({ plan, outcomes, ...(unfinished === undefined ? {} : { unfinished }) })
@@ -669,19 +752,9 @@ function warnCache(userLog: Logger, error: unknown): void {
  * @throws {SyntaxError} When CRITERIA is invalid (already checked at start-up).
  */
 export function runPass(settings: Settings, options: RunOptions = {}): Promise<UserReport[]> {
-  return passWith(settings, options, new PassMemory(), false);
-}
-
-function passWith(
-  settings: Settings,
-  options: RunOptions,
-  memory: PassMemory,
-  cron: boolean,
-): Promise<UserReport[]> {
-  const reading = options.reading === undefined ? undefined : { ...options.reading, memory, cron };
   return runUsers(
     settings,
-    groupingWork(settings, parseCriteria(settings.criteria), reading),
+    groupingWork(settings, parseCriteria(settings.criteria), options.reading),
     options,
   );
 }
@@ -692,13 +765,13 @@ function passWith(
  * dry run), `applyPlan`, the summary per user and the closing line. A user whose key or work
  * fails is logged (never with the key) and skipped.
  *
- * @param settings The server, the keys, and whether it is a dry run.
+ * @param settings The server, the keys, whether it is a dry run, and how writes are sent.
  * @param work What each user's pass reads and plans.
  * @param options The stop signal, the sleep between request attempts, and the journal.
  * @returns One report per user that was reached.
  */
 export async function runUsers(
-  settings: Pick<Settings, "apiUrl" | "apiKeys" | "dryRun" | "requestTimeout">,
+  settings: PassSettings,
   work: UserWork,
   options: RunOptions = {},
 ): Promise<UserReport[]> {
@@ -743,12 +816,16 @@ export async function runUsers(
  *
  * @param settings The validated settings (RUN_MODE=cron).
  * @param options The stop signal and an injectable sleep.
+ * @param pass One pass; by default {@linkcode runPass} (the run command adds fix-trash to it).
  */
-export async function runCron(settings: Settings, options: RunOptions = {}): Promise<void> {
+export async function runCron(
+  settings: Settings,
+  options: RunOptions = {},
+  pass: () => Promise<unknown> = () => runPass(settings, options),
+): Promise<void> {
   const sleep = options.sleep ?? delay;
-  const memory = new PassMemory();
   while (!options.signal?.aborted) {
-    await passWith(settings, options, memory, true);
+    await pass();
     if (options.signal?.aborted) break;
     logger.info("Next pass in {seconds} s", { seconds: settings.cronInterval });
     try {

@@ -19,11 +19,11 @@ export interface RawRequest {
   readonly body: Uint8Array;
 }
 
-/** A response: a whole body, a stream of text chunks (sent chunked), or none. */
+/** A response: a whole body (text or bytes), a stream of text chunks (sent chunked), or none. */
 export interface RawResponse {
   readonly status: number;
   readonly headers: readonly (readonly [string, string])[];
-  readonly body: string | AsyncIterable<string> | null;
+  readonly body: string | Uint8Array | AsyncIterable<string> | null;
 }
 
 /** Answers a request; `"drop"` closes the connection without any answer. */
@@ -257,8 +257,12 @@ async function writeResponse(
   }
   head += "connection: keep-alive\r\n";
   const body = response.body;
-  if (body === null || typeof body === "string") {
-    const bytes = method === "HEAD" || body === null ? new Uint8Array(0) : encoder.encode(body);
+  if (body === null || typeof body === "string" || body instanceof Uint8Array) {
+    const bytes = method === "HEAD" || body === null
+      ? new Uint8Array(0)
+      : typeof body === "string"
+      ? encoder.encode(body)
+      : body;
     if (response.status !== 204) head += `content-length: ${bytes.length}\r\n`;
     await writeAll(conn, concat(encoder.encode(head + "\r\n"), bytes));
     return;

@@ -436,6 +436,34 @@ Deno.test("applyPlan() puts nothing back when it cannot tell whether a create wa
   assert.ok(lines.some((line) => line.startsWith("error Could not put back stack s1: ")));
 });
 
+Deno.test("applyPlan() says how a stack comes back when a stop cuts off its replace", async () => {
+  const plan = planStacks([stack("s1", "a", "x")], [group("a", "b")], REPLACE);
+  const controller = new AbortController();
+  // The create is cut off by the stop, and the read that would tell whether it was done fails.
+  const { writer, calls } = fakeWriter(
+    new Map([["create a,b", answered(500)], ["find a", answered(503, "/stacks")]]),
+    (call) => {
+      if (call === "create a,b") controller.abort();
+    },
+  );
+  const { lines } = await captureLogs(async () => {
+    await applyPlan(plan, writer, {
+      dryRun: false,
+      signal: controller.signal,
+      recovery: "stacksync undo puts it back",
+    });
+  });
+  assert.deepEqual(calls, ["delete s1", "create a,b", "find a"]);
+  assert.ok(
+    lines.some((line) =>
+      line.startsWith(
+        "error Could not put back stack s1: the run was stopped first; stacksync undo puts it back (",
+      )
+    ),
+    lines.join("\n"),
+  );
+});
+
 Deno.test("applyPlan() sends nothing more once the server answers 401 or 403", async (t) => {
   for (const status of [401, 403]) {
     await t.step(String(status), async () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { judge, renderBenchmarks, runBench } from "../scripts/bench.ts";
+import { benchPage } from "../scripts/_bench_page.ts";
 import { generateLibrary, loadLibrary } from "../scripts/gen_library.ts";
 import { startImmichServer } from "./immich_server.ts";
 
@@ -74,9 +75,16 @@ Deno.test("generateLibrary() with partners shares each library with another user
 
 Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", async () => {
   const lines: string[] = [];
-  const results = await runBench({ sizes: [2000], repeat: 1, progress: (l) => lines.push(l) });
+  const results = await runBench({
+    sizes: [2000],
+    repeat: 1,
+    progress: (l) => lines.push(l),
+    writeLatencyMs: 2,
+  });
   assert.deepEqual(results.map((r) => r.scenario), [
     "dry run",
+    "plan",
+    "plan, page",
     "first run",
     "undo",
     "first run, no journal",
@@ -88,10 +96,27 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
     "backup",
     "restore",
     "full pass, timeline",
+    "first run, slow writes",
+    "first run, slow writes, 8 lanes",
   ]);
-  const [dry, first, undo, bare, floor, steady, unchanged, changed, stackedDry, backup, restore] =
-    results;
-  const timeline = results.at(-1)!;
+  const [
+    dry,
+    plan,
+    page,
+    first,
+    undo,
+    bare,
+    floor,
+    steady,
+    unchanged,
+    changed,
+    stackedDry,
+    backup,
+    restore,
+    timeline,
+    serial,
+    lanes,
+  ] = results;
   for (const r of results) {
     assert.equal(r.exitCode, 0);
     assert.ok(r.wallMs > 0 && r.cpuMs > 0 && r.peakRssMiB > 10, JSON.stringify(r));
@@ -143,9 +168,24 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
   assert.equal(timeline.writes, 0);
   assert.ok(dry.computeMs !== undefined && steady.computeMs !== undefined);
   assert.equal(floor.computeMs, undefined);
-  assert.equal(lines.length, 13);
+  assert.equal(lines.length, 17);
+  // The plan reads what the dry run reads and writes nothing; its page adds the pictures.
+  assert.deepEqual([plan.writes, page.writes], [0, 0]);
+  assert.deepEqual(plan.requests, dry.requests);
+  assert.ok(page.requests["GET /assets/{id}/thumbnail"] > first.groups!);
+  // One write in flight or 8, on the same unstacked library (as the incremental passes left
+  // it: stacks with members in the trash are not made again): the same stacks.
+  assert.ok(serial.writes > first.groups! * 0.9, `${serial.writes} writes`);
+  for (const row of [serial, lanes]) {
+    assert.deepEqual([row.writes, row.stacksAfter], [serial.writes, serial.writes], row.scenario);
+    assert.equal(row.writeLatencyMs, 2);
+  }
+  assert.ok(serial.stacksDigest !== undefined && serial.stacksDigest === lanes.stacksDigest);
 
-  const verdicts = judge(results).lines;
+  const pageBench = await benchPage({ actions: 300, pictures: 50 });
+  assert.equal(pageBench.pictures, 50);
+  assert.ok(pageBench.cardsInDocument < 30 && pageBench.bytes > 100_000, JSON.stringify(pageBench));
+  const verdicts = judge(results, { page: pageBench }).lines;
   assert.ok(
     verdicts.some((line) => line.startsWith("Steady state sends no write: 0 writes — met")),
   );
@@ -161,6 +201,10 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
       /^Incremental pass with 100 changed assets ≤ 2 s wall at 2,000: .* — met$/,
       /^The cache of incremental passes at 2,000: [\d.]+ MB on disk$/,
       /^Full pass through the timeline when GET \/stacks answers 500 at 2,000: .* — met$/,
+      /^Plan ≤ 1\.2 × a dry run at 2,000: .*, 0 writes — /,
+      /^Plan with the review page at 2,000: [\d,]+ ms, -?[\d,]+ ms more than the plan alone for [\d,]+ pictures and the page$/,
+      /^Review page of 300 actions opens and shows its last card in Chromium < 3 s: /,
+      /^STACK_CONCURRENCY=8 makes a first run ≥ 4 × faster than 1 with 2 ms per write at 2,000: .*, the same \d+ stacks — /,
     ]
   ) {
     assert.ok(verdicts.some((line) => target.test(line)), `${target}\n${verdicts.join("\n")}`);

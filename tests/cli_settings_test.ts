@@ -66,7 +66,7 @@ Deno.test("main.ts refuses an env file line it cannot read, and a misspelt name,
   assert.deepEqual(server.stacks(userId), []);
 });
 
-Deno.test("main.ts warns once about unknown env file names and about immich-stack settings", async () => {
+Deno.test("main.ts warns once about unknown env file names, and takes immich-stack's settings", async () => {
   const { server } = await serverWithPair();
   await using _server = server;
   const run = await runCli({
@@ -77,16 +77,17 @@ Deno.test("main.ts warns once about unknown env file names and about immich-stac
     env: { ENV_FILE: "shared.env", DRY_RUN: "true", LOG_FORMAT: "json", STACK_CONCURRENCY: "8" },
   });
   assert.deepEqual([run.code, run.stderr], [0, ""]);
-  const warnings = logLines(run.stdout).filter((line) => line.level === "warn").map((l) => l.msg);
+  const lines = logLines(run.stdout);
+  const warnings = lines.filter((line) => line.level === "warn").map((l) => l.msg);
   assert.deepEqual(warnings, [
-    "Ignored STACK_CONCURRENCY from the environment: stacksync does not support this " +
-    "immich-stack setting; it sends one change at a time, so that every deletion comes before " +
-    "the creations that depend on it",
-    "Ignored PREVENT_SELF_REKT from shared.env line 5: stacksync does not support this " +
-    "immich-stack setting; it already sends one change at a time and waits between retries",
     "Ignored 2 variables of shared.env that are not stacksync settings: TZ (line 3), " +
     "DB_PASSWORD (line 4)",
   ]);
+  const start = lines.find((line) => line.msg.startsWith("Starting stacksync"))!;
+  assert.deepEqual(
+    [start.stackConcurrency, start.preventSelfRekt, start.trashOrphanedRaws],
+    [8, true, false],
+  );
   await Deno.remove(run.cwd, { recursive: true });
 });
 

@@ -66,6 +66,13 @@ const DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   stateDir: undefined,
   journal: true,
   journalKeep: 30,
+  stackConcurrency: 1,
+  preventSelfRekt: false,
+  fixTrashAfterStacking: false,
+  trashOrphanedRaws: false,
+  rawOrphanExtensions: undefined,
+  fixTrashMaxPercent: 10,
+  planThumbnails: 5000,
 };
 
 interface ValueCase {
@@ -74,6 +81,8 @@ interface ValueCase {
   readonly expected: unknown;
   /** Other variables the value needs to be valid. */
   readonly needs?: Readonly<Record<string, string>>;
+  /** The command that reads it, when `run` does not. */
+  readonly command?: CommandName;
 }
 
 /** One non-default value per setting; each is given through a flag, the env and an env file. */
@@ -120,6 +129,13 @@ const VALUES: readonly ValueCase[] = [
   { key: "stateDir", raw: "/volume1/stacksync/state", expected: "/volume1/stacksync/state" },
   { key: "journal", raw: "no", expected: false },
   { key: "journalKeep", raw: "5", expected: 5 },
+  { key: "stackConcurrency", raw: "8", expected: 8 },
+  { key: "preventSelfRekt", raw: "true", expected: true },
+  { key: "fixTrashAfterStacking", raw: "true", expected: true },
+  { key: "trashOrphanedRaws", raw: "true", expected: true },
+  { key: "rawOrphanExtensions", raw: "dng, .NEF", expected: ["dng", ".NEF"] },
+  { key: "fixTrashMaxPercent", raw: "2.5", expected: 2.5 },
+  { key: "planThumbnails", raw: "0", expected: 0, command: "plan" },
 ];
 
 Deno.test("loadSettings() tables cover every declared setting", () => {
@@ -140,22 +156,24 @@ Deno.test("loadSettings() applies each setting's default", () => {
 });
 
 Deno.test("loadSettings() reads each setting from a flag, the environment and an env file", async (t) => {
-  for (const { key, raw, expected, needs } of VALUES) {
+  for (const { key, raw, expected, needs, command } of VALUES) {
     const { env: name, flag } = SETTINGS[key];
     const base = { ...without(VALID_ENV, name), ...needs };
     const isSwitch = "switch" in SETTINGS[key];
+    const args = command === undefined ? [] : [command];
     await t.step(`${name} from --${flag}`, () => {
-      const args = isSwitch ? [expected ? `--${flag}` : `--no-${flag}`] : [`--${flag}`, raw];
-      assert.deepEqual((load({ env: base, args }) as Record<string, unknown>)[key], expected);
+      const given = isSwitch ? [expected ? `--${flag}` : `--no-${flag}`] : [`--${flag}`, raw];
+      const settings = load({ env: base, args: [...args, ...given] });
+      assert.deepEqual((settings as Record<string, unknown>)[key], expected);
     });
     await t.step(`${name} from the environment`, () => {
       const env = { ...base, [name]: raw };
-      assert.deepEqual((load({ env }) as Record<string, unknown>)[key], expected);
+      assert.deepEqual((load({ env, args }) as Record<string, unknown>)[key], expected);
     });
     await t.step(`${name} from an env file`, () => {
       const env = { ...base, ENV_FILE: "settings.env" };
       const files = { "settings.env": `# comment\n${name}='${raw}'\n` };
-      assert.deepEqual((load({ env, files }) as Record<string, unknown>)[key], expected);
+      assert.deepEqual((load({ env, files, args }) as Record<string, unknown>)[key], expected);
     });
   }
 });
@@ -263,7 +281,7 @@ Deno.test("loadSettings() never puts an API key in an error message", () => {
   const secret = "sEcReT-kEy-42";
   for (
     const input of <LoadInput[]> [
-      { env: { ...VALID_ENV, API_KEY: `${secret},,x` } },
+      { env: { ...VALID_ENV, API_KEY: `${secret},,x`, RUN_MODE: "bad" } },
       { env: { ...VALID_ENV, API_KEY: secret, RUN_MODE: "bad" } },
       { env: VALID_ENV, args: ["--api-key", secret, secret] },
       { env: { API_URL: "x", API_KEY: secret } },
@@ -298,8 +316,10 @@ Deno.test("loadSettings() answers --help and --version before reading any settin
 });
 
 Deno.test("helpText() lists every flag with its env name and default", () => {
-  const text = helpText();
   for (const declaration of Object.values(SETTINGS)) {
+    // The global help shows run's settings; the others are in their command's help.
+    const reader = declaration.commands.includes("run") ? undefined : declaration.commands[0];
+    const text = helpText(reader);
     const line = text.split("\n").findIndex((row) =>
       row.trim().startsWith(`--${declaration.flag}`)
     );
@@ -363,6 +383,30 @@ Deno.test("loadSettings() takes the first argument as the command, run when ther
   });
   await t.step("backup --out", () => {
     assert.equal(command(["backup", "--out", "-"]).options.out, "-");
+  });
+  await t.step("plan --out, --html and --embed-thumbnails", () => {
+    const plan = command(["plan", "--out", "p.json", "--html", "p.html", "--embed-thumbnails"]);
+    assert.deepEqual([plan.command, plan.options], ["plan", {
+      out: "p.json",
+      html: "p.html",
+      embedThumbnails: true,
+      exact: false,
+      force: false,
+      full: false,
+    }]);
+  });
+  await t.step("apply with its file and --force", () => {
+    const apply = command(["apply", "plan-approved.json", "--force", "--dry-run"]);
+    assert.deepEqual(
+      [apply.operand, apply.options.force, apply.settings.dryRun],
+      ["plan-approved.json", true, true],
+    );
+  });
+  await t.step("plan reads the settings that shape a plan, apply does not", () => {
+    const env = { ...VALID_ENV, REPLACE_STACKS: "true", CRITERIA: "not json" };
+    assert.throws(() => command(["plan"], env), ConfigError);
+    const apply = command(["apply", "plan.json"], env);
+    assert.equal(apply.settings.replaceStacks, false);
   });
   await t.step("a command ignores the variables of settings it does not read", () => {
     const env = { ...VALID_ENV, CRITERIA: "not json", RUN_MODE: "daily", RESET_STACKS: "true" };

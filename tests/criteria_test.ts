@@ -239,7 +239,7 @@ Deno.test("parseCriteria() reports the JSON path and the problem", async (t) => 
     {
       name: "regex on a boolean key",
       input: [{ key: "isFavorite", regex: { key: "true" } }],
-      message: "[0].regex: regex applies only to text keys, not isFavorite",
+      message: "[0].regex: regex applies only to text and time keys, not isFavorite",
     },
     {
       name: "split and regex together",

@@ -3,10 +3,11 @@
  * and a random port, with the semantics recorded from a live Immich v3.1.0 in
  * `tests/testdata/immich-fixtures/` — users and API keys with permissions, owner scoping, the
  * merge rule of `POST /stacks` (through {@linkcode StackStore}), `search/metadata` paging with
- * `nextPage` strings, visibility by server version, partner assets, and error bodies in the v1/v2
- * or v3 shape. It records every request (never the key) and injects faults on demand (errors,
- * dropped connections, latency, and a route that never answers). Tests, `deno task demo`,
- * `deno task sandbox` and `deno task bench` all use it.
+ * `nextPage` strings, visibility by server version, partner assets, thumbnails (real WebP
+ * pictures, `asset.view`), and error bodies in the v1/v2 or v3 shape. It records every request
+ * (never the key) and injects faults on demand (errors, dropped connections, latency, and a route
+ * that never answers). Tests, `deno task demo`, `deno task sandbox` and `deno task bench` all use
+ * it.
  *
  * Paths in {@linkcode RecordedRequest} and in fault route keys are relative to `/api`, e.g.
  * `POST /stacks` or `DELETE /stacks/{id}`.
@@ -136,6 +137,10 @@ export interface TestAssetInput {
   readonly height?: number;
   /** Video duration as Immich writes it. @default {null for images, "0:00:03.00000" for videos} */
   readonly duration?: string | null;
+  /** The uploading device, sent by servers before v3 only. @default {"stacksync-test"} */
+  readonly deviceId?: string;
+  /** The device's id of the file, before v3 only. @default {"<file name>-<size>"} */
+  readonly deviceAssetId?: string;
 }
 
 /** An asset as stored, with times as ISO 8601 text. */
@@ -196,6 +201,54 @@ export interface RecordedRequest {
 }
 
 /**
+ * Two write requests in flight at once that touch the same asset or stack. What a write
+ * touches is taken from the server's state when it arrives and again when it is carried out:
+ * the assets it lists or names, the stacks it changes and every member of a stack it deletes,
+ * changes or merges (a listed primary brings its whole stack; a listed child leaves its stack).
+ * Moving assets to or from the trash touches those assets alone.
+ */
+export interface WriteOverlap {
+  /** The write that was in flight first, as `METHOD /path`. */
+  readonly first: string;
+  /** The write that arrived while it was. */
+  readonly second: string;
+  /** What both touch: `asset:<id>` or `stack:<id>`. */
+  readonly key: string;
+}
+
+/** Every route that changes something, as `"METHOD /template"`. */
+export const WRITE_ROUTES: readonly string[] = [
+  "POST /stacks",
+  "PUT /stacks/{id}",
+  "PATCH /stacks/{id}",
+  "DELETE /stacks",
+  "DELETE /stacks/{id}",
+  "DELETE /stacks/{id}/assets/{assetId}",
+  "DELETE /assets",
+  "POST /trash/restore/assets",
+];
+
+/**
+ * The {@linkcode FaultOptions.routeLatencyMs} that holds every write route's answer back by
+ * `ms`: a server whose writes are slow (a NAS under load), reads untouched.
+ *
+ * @param ms The added wait per write, in milliseconds.
+ * @returns The table.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { writeLatency } from "./immich_server.ts";
+ *
+ * assert.equal(writeLatency(20)["POST /stacks"], 20);
+ * assert.equal(writeLatency(20)["POST /search/metadata"], undefined);
+ * ```
+ */
+export function writeLatency(ms: number): Record<string, number> {
+  return Object.fromEntries(WRITE_ROUTES.map((route) => [route, ms]));
+}
+
+/**
  * A forced answer for one route: a status, or with `drop` a connection closed without answer.
  * Deno's `fetch` silently resends a request whose pooled keep-alive connection was closed
  * before any answer, so one dropped request may be seen twice here and never by the caller.
@@ -253,6 +306,11 @@ export interface FaultOptions {
    * as Immich does when the answer grows too large to serialise (about 100 000 stacks).
    */
   readonly maxListedStacks?: number;
+  /**
+   * Delay the answers of some routes by this much more, by `"METHOD /template"` (e.g.
+   * `"POST /stacks"`); {@linkcode writeLatency} makes the table for every write route.
+   */
+  readonly routeLatencyMs?: Readonly<Record<string, number>>;
   /** Forced answers by `"METHOD /path"`, the path concrete or as a template (`/stacks/{id}`). */
   readonly routes?: Readonly<Record<string, RouteFault>>;
   /** Misbehaving `POST /search/metadata` paging. */
@@ -325,8 +383,19 @@ export interface ImmichServer extends AsyncDisposable {
   addPartner(sharedByUserId: string, sharedWithUserId: string): void;
   /** The user's stacks now, oldest first, each primary first. */
   stacks(userId: string): TestStack[];
+  /** The user's assets now (in the trash or not), as added: their trash state and visibility. */
+  assets(userId: string): TestAsset[];
   /** How many requests the server is working on now (waiting out latency included). */
   readonly inFlight: number;
+  /**
+   * Pairs of write requests that were in flight at the same time and touched the same asset or
+   * stack, since start or {@linkcode resetWriteTracking}; see {@linkcode WriteOverlap}.
+   */
+  readonly writeOverlaps: readonly WriteOverlap[];
+  /** The most write requests in flight at once, since start or the last reset. */
+  readonly maxWritesInFlight: number;
+  /** Forgets the overlaps and the maximum seen so far. */
+  resetWriteTracking(): void;
   /** Every request answered since start or the last {@linkcode clearRequests}. */
   readonly requests: readonly RecordedRequest[];
   clearRequests(): void;
@@ -364,6 +433,25 @@ const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {
 const VISIBILITIES = ["archive", "timeline", "hidden", "locked"] as const;
 const ASSET_TYPES = ["IMAGE", "VIDEO", "AUDIO", "OTHER"] as const;
 const STACK_CHUNK = 200;
+/** The sizes `GET /assets/{id}/thumbnail` serves (`original` only redirects, in Immich). */
+const THUMBNAIL_SIZES = new Set(["thumbnail", "preview", "fullsize"]);
+
+let thumbnailFiles: Uint8Array[] | undefined;
+
+/**
+ * The picture of an asset: one of the small landscapes of `testdata/thumbnails/` (real WebP
+ * files, made with Chromium's canvas), chosen by the file name without its extension and the
+ * marks of copies, edits and bursts, so that the photos of one shot look alike.
+ */
+function thumbnailOf(fileName: string): Uint8Array {
+  thumbnailFiles ??= [...Deno.readDirSync(new URL("./testdata/thumbnails/", import.meta.url))]
+    .map((entry) => entry.name).filter((name) => name.endsWith(".webp")).sort()
+    .map((name) => Deno.readFileSync(new URL(`./testdata/thumbnails/${name}`, import.meta.url)));
+  const shot = fileName.replace(/\.[^.]*$/, "").replace(/(~\d+|_edited|_BURST\d+.*)$/i, "");
+  let hash = 0;
+  for (const char of shot) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return thumbnailFiles[hash % thumbnailFiles.length];
+}
 /** `Date.prototype.toISOString()` output, which needs no re-formatting. */
 const CANONICAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -395,6 +483,7 @@ interface AssetRec {
   readonly fileModifiedAt: number;
   localDateTime: number;
   readonly createdAt: number;
+  /** Moved by every change Immich records on the asset (see `touch`). */
   updatedAt: number;
   readonly isFavorite: boolean;
   visibility: TestVisibility;
@@ -407,6 +496,8 @@ interface AssetRec {
   readonly width: number;
   readonly height: number;
   readonly duration: string | null;
+  readonly deviceId: string;
+  readonly deviceAssetId: string;
   readonly fileSizeInByte: number;
   dateTimeOriginal: number | null;
   readonly make: string | null;
@@ -461,6 +552,8 @@ interface Answer {
   readonly body: unknown;
   /** A chunked body instead of `body`, for answers too large to build as one string. */
   readonly stream?: AsyncIterable<string>;
+  /** A binary body instead of `body` (a picture). */
+  readonly bytes?: { readonly contentType: string; readonly data: Uint8Array };
 }
 
 interface Route {
@@ -551,6 +644,8 @@ const timelineQuery = z.object({
 const createStackBody = z.object({ assetIds: z.array(uuid).min(2) });
 const updateStackBody = z.object({ primaryAssetId: uuid.optional() });
 const deleteStacksBody = z.object({ ids: z.array(uuid) });
+const deleteAssetsBody = z.object({ ids: z.array(uuid), force: z.boolean().optional() });
+const bulkIdsBody = z.object({ ids: z.array(uuid) });
 const isoDateTime = z.string().refine((text) => !Number.isNaN(Date.parse(text)), {
   message: "Invalid input: expected ISO 8601 datetime string",
 });
@@ -841,6 +936,9 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
         : type === "VIDEO"
         ? "0:00:03.00000"
         : null,
+      deviceId: input.deviceId ?? "stacksync-test",
+      deviceAssetId: input.deviceAssetId ??
+        `${input.originalFileName}-${input.fileSizeInByte ?? (isRaw ? 37296 : 2200)}`,
       fileSizeInByte: input.fileSizeInByte ?? (isRaw ? 37296 : 2200),
       dateTimeOriginal: taken,
       make: input.make !== undefined ? input.make : "Canon",
@@ -1094,10 +1192,14 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
   }
 
   function assetJson(asset: AssetRec, view: AssetView): Record<string, unknown> {
+    // Immich 3 no longer sends the device fields (recorded v3.1 answers have neither).
+    const device = version.major < 3;
     const out: Record<string, unknown> = {
       id: asset.id,
+      ...(device ? { deviceAssetId: asset.deviceAssetId } : {}),
       createdAt: view.time(asset.createdAt),
       ownerId: asset.ownerId,
+      ...(device ? { deviceId: asset.deviceId } : {}),
     };
     if (view.detail !== undefined) out.owner = ownerJson(users.get(asset.ownerId)!);
     Object.assign(out, {
@@ -1560,6 +1662,47 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       }),
     },
     {
+      // Moves assets to the trash (moving updatedAt; a trashed asset is trashed again, with a
+      // new trash date, as Immich does). Deleting for good is not modelled: stacksync never
+      // asks for it, and a test that saw it must fail.
+      method: "DELETE",
+      segments: ["assets"],
+      permission: "asset.delete",
+      handle: (ctx) => {
+        const body = validate(deleteAssetsBody, ctx.body);
+        if (body.force === true) {
+          throw new ApiError(400, "The test server does not delete assets for good: force true");
+        }
+        const owned = requireAssetDelete(ctx.user.id, body.ids);
+        for (const asset of owned) {
+          asset.isTrashed = true;
+          asset.deletedAt = tick();
+          touch(asset);
+        }
+        assetGeneration++;
+        return { status: 204, body: undefined };
+      },
+    },
+    {
+      // Brings trashed assets back; the others are left as they are and still counted, as
+      // Immich's answer counts the ids it was given.
+      method: "POST",
+      segments: ["trash", "restore", "assets"],
+      permission: "asset.delete",
+      handle: (ctx) => {
+        const { ids } = validate(bulkIdsBody, ctx.body);
+        if (ids.length === 0) return { status: 200, body: { count: 0 } };
+        for (const asset of requireAssetDelete(ctx.user.id, ids)) {
+          if (!asset.isTrashed) continue;
+          asset.isTrashed = false;
+          asset.deletedAt = null;
+          touch(asset);
+        }
+        assetGeneration++;
+        return { status: 200, body: { count: ids.length } };
+      },
+    },
+    {
       method: "GET",
       segments: ["assets", ":id"],
       permission: "asset.read",
@@ -1578,6 +1721,26 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
             tags: true,
             detail: { stack: stackView },
           }),
+        };
+      },
+    },
+    {
+      method: "GET",
+      segments: ["assets", ":id", "thumbnail"],
+      permission: "asset.view",
+      handle: (ctx) => {
+        const { id } = validate(idParams, ctx.params);
+        const asset = assets.get(id);
+        if (asset === undefined || !readableOwner(ctx.user.id, asset.ownerId)) {
+          throw new ApiError(400, "Not found or no asset.view access");
+        }
+        if (!THUMBNAIL_SIZES.has(ctx.query.size ?? "thumbnail")) {
+          throw new ApiError(400, "May not request original file");
+        }
+        return {
+          status: 200,
+          body: undefined,
+          bytes: { contentType: "image/webp", data: thumbnailOf(asset.originalFileName) },
         };
       },
     },
@@ -1646,6 +1809,15 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
         }
         : {}),
     };
+  }
+
+  /** The assets, each the user's own (in the trash or not), as Immich's asset.delete check. */
+  function requireAssetDelete(userId: string, ids: readonly string[]): AssetRec[] {
+    const owned = [...new Set(ids)].map((id) => ownedAsset(userId, id));
+    if (owned.some((asset) => asset === undefined)) {
+      throw new ApiError(400, "Not found or no asset.delete access");
+    }
+    return owned as AssetRec[];
   }
 
   function readableOwner(userId: string, ownerId: string): boolean {
@@ -1790,6 +1962,85 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
 
   let inFlight = 0;
 
+  /** Write requests being worked on, with what each touches. */
+  const writesInFlight = new Set<{ readonly label: string; readonly keys: Set<string> }>();
+  const writeOverlaps: WriteOverlap[] = [];
+  let maxWritesInFlight = 0;
+
+  /**
+   * Starts tracking one write request: what it touches now is compared with every write in
+   * flight, and again (`recheck`) when it is carried out, as the state may have moved since.
+   */
+  function trackWrite(label: string, touched: () => Set<string>) {
+    const entry = { label, keys: new Set<string>() };
+    const check = () => {
+      for (const key of touched()) {
+        entry.keys.add(key);
+        for (const other of writesInFlight) {
+          if (other !== entry && other.keys.has(key)) {
+            writeOverlaps.push({ first: other.label, second: label, key });
+          }
+        }
+      }
+    };
+    check();
+    writesInFlight.add(entry);
+    maxWritesInFlight = Math.max(maxWritesInFlight, writesInFlight.size);
+    return { recheck: check, done: () => writesInFlight.delete(entry) };
+  }
+
+  /** What a write touches: the assets it names, their stacks, and the members it moves. */
+  function touchedBy(
+    routeKey: string,
+    matched: ReturnType<typeof matchRoute>,
+    body: unknown,
+    secret: string | undefined,
+  ): Set<string> {
+    const found = new Set<string>();
+    const owner = secret === undefined ? undefined : keys.get(secret)?.userId;
+    if (owner === undefined || matched === undefined || matched === "method") return found;
+    const store = storeOf(owner);
+    const wholeStack = (stack: StackRecord | undefined) => {
+      if (stack === undefined) return;
+      found.add(`stack:${stack.id}`);
+      for (const id of stack.assetIds) found.add(`asset:${id}`);
+    };
+    const ids = (field: string): string[] => {
+      const value = (body as Record<string, unknown> | undefined)?.[field];
+      return Array.isArray(value) ? value.filter((id) => typeof id === "string") : [];
+    };
+    const { params } = matched;
+    switch (routeKey) {
+      case "POST /stacks":
+        for (const id of ids("assetIds")) {
+          found.add(`asset:${id}`);
+          const stack = store.stackOf(id);
+          if (stack === undefined) continue;
+          // A listed primary brings its whole stack; a listed child leaves its stack.
+          if (stack.primaryAssetId === id) wholeStack(stack);
+          else found.add(`stack:${stack.id}`);
+        }
+        break;
+      case "DELETE /stacks":
+        for (const id of ids("ids")) wholeStack(store.get(id));
+        break;
+      case "DELETE /stacks/{id}/assets/{assetId}":
+        found.add(`stack:${params.id}`);
+        found.add(`asset:${params.assetId}`);
+        break;
+      case "DELETE /assets":
+      case "POST /trash/restore/assets":
+        // Immich changes the asset rows alone; their stacks stay as they are.
+        for (const id of ids("ids")) found.add(`asset:${id}`);
+        break;
+      default:
+        // PUT, PATCH and DELETE /stacks/{id}: the stack and every member.
+        found.add(`stack:${params.id}`);
+        wholeStack(store.get(params.id));
+    }
+    return found;
+  }
+
   async function handle(request: RawRequest): Promise<RawResponse | "drop"> {
     inFlight++;
     try {
@@ -1831,10 +2082,6 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       });
     };
 
-    if (faults.latencyMs !== undefined && faults.latencyMs > 0) await sleep(faults.latencyMs);
-    if (closed) return "drop";
-    if (isApi) faults.beforeAnswer?.({ method: request.method, path });
-
     const segments = path.split("/").filter((part) => part !== "");
     const matched = isApi ? matchRoute(request.method, segments) : undefined;
     const template = matched !== undefined && matched !== "method"
@@ -1842,120 +2089,151 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
         matched.route.segments.map((part) => (part.startsWith(":") ? `{${part.slice(1)}}` : part))
           .join("/")
       : undefined;
-
-    const forced = routeFaultFor(request.method, path, template);
-    if (forced?.drop === true || forced?.hang === true) {
-      record(0);
-      // The longest wait a timer can hold; close() releases it.
-      if (forced.hang === true) await sleep(2 ** 31 - 1);
-      return "drop";
-    }
-    if (forced !== undefined && forced.afterWork !== true) {
-      const status = forced.status ?? 500;
-      record(status);
-      const extra: [string, string][] = status === 429 && faults.retryAfterSeconds !== undefined
-        ? [["retry-after", String(faults.retryAfterSeconds)]]
-        : [];
-      return jsonResponse(
-        status,
-        errorBody(status, forced.message ?? defaultMessage(status), id),
-        id,
-        extra,
-      );
-    }
-    if (draw(faults.dropRate)) {
-      record(0);
-      return "drop";
-    }
-    if (draw(faults.rate429)) {
-      record(429);
-      const extra: [string, string][] = faults.retryAfterSeconds === undefined
-        ? []
-        : [["retry-after", String(faults.retryAfterSeconds)]];
-      return jsonResponse(429, errorBody(429, "Too Many Requests", id), id, extra);
-    }
-    if (draw(faults.error5xxRate)) {
-      record(500);
-      return jsonResponse(500, errorBody(500, "Internal server error", id), id);
-    }
-
-    if (!isApi) {
-      record(200);
-      return {
-        status: 200,
-        headers: [["x-powered-by", "Express"], ["content-type", "text/html; charset=utf-8"]],
-        body:
-          '<!doctype html><html><head><title>Immich</title></head><body><div id="app"></div></body></html>',
-      };
-    }
-
-    let answer: Answer;
+    const routeKey = `${request.method} ${template}`;
+    const write = template !== undefined && WRITE_ROUTES.includes(routeKey) && !badJson
+      ? trackWrite(
+        `${request.method} ${path}`,
+        () => touchedBy(routeKey, matched, body, request.headers.get("x-api-key")),
+      )
+      : undefined;
     try {
-      if (matched === undefined || matched === "method") {
-        throw new ApiError(404, `Cannot ${request.method} /api${path}`);
+      const latency = (faults.latencyMs ?? 0) + (faults.routeLatencyMs?.[routeKey] ?? 0);
+      if (latency > 0) await sleep(latency);
+      if (closed) return "drop";
+      if (isApi) faults.beforeAnswer?.({ method: request.method, path });
+      write?.recheck();
+      return await answerMatched();
+    } finally {
+      write?.done();
+    }
+
+    // Everything after the wait: faults, then the route.
+    async function answerMatched(): Promise<RawResponse | "drop"> {
+      const forced = routeFaultFor(request.method, path, template);
+      if (forced?.drop === true || forced?.hang === true) {
+        record(0);
+        // The longest wait a timer can hold; close() releases it.
+        if (forced.hang === true) await sleep(2 ** 31 - 1);
+        return "drop";
       }
-      const { route, params } = matched;
-      let user: UserRec | undefined;
-      let key: KeyRec | undefined;
-      if (route.permission !== undefined) {
-        const secret = request.headers.get("x-api-key");
-        if (secret !== undefined) {
-          key = keys.get(secret);
-          if (key === undefined) throw new ApiError(401, "Invalid API key");
-          user = users.get(key.userId)!;
-          userId = user.id;
-        } else if (request.headers.get("authorization")?.toLowerCase().startsWith("bearer ")) {
-          throw new ApiError(401, "Invalid user token");
-        } else {
-          throw new ApiError(401, "Authentication required");
-        }
-        const permission = route.permission;
-        if (
-          permission !== null && !key.permissions.includes(PERMISSION_ALL) &&
-          !key.permissions.includes(permission)
-        ) {
-          throw new ApiError(403, `Missing required permission: ${permission}`);
-        }
+      if (forced !== undefined && forced.afterWork !== true) {
+        const status = forced.status ?? 500;
+        record(status);
+        const extra: [string, string][] = status === 429 && faults.retryAfterSeconds !== undefined
+          ? [["retry-after", String(faults.retryAfterSeconds)]]
+          : [];
+        return jsonResponse(
+          status,
+          errorBody(status, forced.message ?? defaultMessage(status), id),
+          id,
+          extra,
+        );
       }
-      if (badJson) throw new ApiError(400, "Invalid JSON body");
-      answer = route.handle({ user: user!, key: key!, params, query, body });
-    } catch (error) {
-      // A bug in this server must surface as a 500 the test sees, not as a dropped connection.
-      const apiError = error instanceof ApiError
-        ? error
-        : new ApiError(500, `Internal server error: ${error}`);
-      record(apiError.status);
-      return jsonResponse(
-        apiError.status,
-        errorBody(apiError.status, apiError.message, id, apiError.errors),
-        id,
-      );
+      if (draw(faults.dropRate)) {
+        record(0);
+        return "drop";
+      }
+      if (draw(faults.rate429)) {
+        record(429);
+        const extra: [string, string][] = faults.retryAfterSeconds === undefined
+          ? []
+          : [["retry-after", String(faults.retryAfterSeconds)]];
+        return jsonResponse(429, errorBody(429, "Too Many Requests", id), id, extra);
+      }
+      if (draw(faults.error5xxRate)) {
+        record(500);
+        return jsonResponse(500, errorBody(500, "Internal server error", id), id);
+      }
+
+      if (!isApi) {
+        record(200);
+        return {
+          status: 200,
+          headers: [["x-powered-by", "Express"], ["content-type", "text/html; charset=utf-8"]],
+          body:
+            '<!doctype html><html><head><title>Immich</title></head><body><div id="app"></div></body></html>',
+        };
+      }
+
+      let answer: Answer;
+      try {
+        if (matched === undefined || matched === "method") {
+          throw new ApiError(404, `Cannot ${request.method} /api${path}`);
+        }
+        const { route, params } = matched;
+        let user: UserRec | undefined;
+        let key: KeyRec | undefined;
+        if (route.permission !== undefined) {
+          const secret = request.headers.get("x-api-key");
+          if (secret !== undefined) {
+            key = keys.get(secret);
+            if (key === undefined) throw new ApiError(401, "Invalid API key");
+            user = users.get(key.userId)!;
+            userId = user.id;
+          } else if (request.headers.get("authorization")?.toLowerCase().startsWith("bearer ")) {
+            throw new ApiError(401, "Invalid user token");
+          } else {
+            throw new ApiError(401, "Authentication required");
+          }
+          const permission = route.permission;
+          if (
+            permission !== null && !key.permissions.includes(PERMISSION_ALL) &&
+            !key.permissions.includes(permission)
+          ) {
+            throw new ApiError(403, `Missing required permission: ${permission}`);
+          }
+        }
+        if (badJson) throw new ApiError(400, "Invalid JSON body");
+        answer = route.handle({ user: user!, key: key!, params, query, body });
+      } catch (error) {
+        // A bug in this server must surface as a 500 the test sees, not as a dropped connection.
+        const apiError = error instanceof ApiError
+          ? error
+          : new ApiError(500, `Internal server error: ${error}`);
+        record(apiError.status);
+        return jsonResponse(
+          apiError.status,
+          errorBody(apiError.status, apiError.message, id, apiError.errors),
+          id,
+        );
+      }
+      if (forced?.afterWork === true) {
+        const status = forced.status ?? 500;
+        record(status);
+        return jsonResponse(
+          status,
+          errorBody(status, forced.message ?? defaultMessage(status), id),
+          id,
+        );
+      }
+      if (draw(faults.error5xxAfterWorkRate)) {
+        record(500);
+        return jsonResponse(500, errorBody(500, "Internal server error", id), id);
+      }
+      record(answer.status);
+      if (answer.bytes !== undefined) {
+        return {
+          status: answer.status,
+          headers: [
+            ["x-powered-by", "Express"],
+            ["x-correlation-id", id],
+            ["content-type", answer.bytes.contentType],
+          ],
+          body: answer.bytes.data,
+        };
+      }
+      if (answer.stream !== undefined) {
+        return {
+          status: answer.status,
+          headers: [["x-powered-by", "Express"], ["x-correlation-id", id], [
+            "content-type",
+            JSON_TYPE,
+          ]],
+          body: answer.stream,
+        };
+      }
+      return jsonResponse(answer.status, answer.body, id);
     }
-    if (forced?.afterWork === true) {
-      const status = forced.status ?? 500;
-      record(status);
-      return jsonResponse(
-        status,
-        errorBody(status, forced.message ?? defaultMessage(status), id),
-        id,
-      );
-    }
-    if (draw(faults.error5xxAfterWorkRate)) {
-      record(500);
-      return jsonResponse(500, errorBody(500, "Internal server error", id), id);
-    }
-    record(answer.status);
-    if (answer.stream !== undefined) {
-      return {
-        status: answer.status,
-        headers: [["x-powered-by", "Express"], ["x-correlation-id", id], [
-          "content-type",
-          JSON_TYPE,
-        ]],
-        body: answer.stream,
-      };
-    }
-    return jsonResponse(answer.status, answer.body, id);
   }
 
   const raw: RawServer = listenHttp(options.port ?? 0, handle);
@@ -2004,12 +2282,30 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     addStack,
     addAlbum,
     addPartner,
+    assets: (userId) => {
+      requireUser(userId, "list assets");
+      return (assetsByOwner.get(userId) ?? []).map((asset) =>
+        toTestAsset(asset, {
+          originalFileName: asset.originalFileName,
+        })
+      );
+    },
     stacks: (userId) => {
       requireUser(userId, "list stacks");
       return storeOf(userId).list();
     },
     get inFlight() {
       return inFlight;
+    },
+    get writeOverlaps() {
+      return writeOverlaps;
+    },
+    get maxWritesInFlight() {
+      return maxWritesInFlight;
+    },
+    resetWriteTracking: () => {
+      writeOverlaps.length = 0;
+      maxWritesInFlight = writesInFlight.size;
     },
     get requests() {
       return requests;

@@ -5,6 +5,7 @@ import {
   seedFixtureLibrary,
   startImmichServer,
   type TestAssetInput,
+  writeLatency,
 } from "./immich_server.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -582,6 +583,39 @@ Deno.test("startImmichServer() answers HTML outside /api and 404 for unknown API
   }]);
 });
 
+Deno.test("startImmichServer() serves WebP thumbnails with asset.view, as recorded without it", async () => {
+  await using server = await startImmichServer();
+  const user = server.addUser({ name: "Viewer" });
+  const other = server.addUser({ name: "Other" });
+  const [jpg, dng] = server.addAssets(user.id, [
+    { originalFileName: "IMG_0001.jpg" },
+    { originalFileName: "IMG_0001.dng" },
+  ]);
+  const elsewhere = server.addAsset(other.id, { originalFileName: "IMG_0002.jpg" });
+  const get = (key: string, id: string, size = "thumbnail") =>
+    fetch(`${server.url}/assets/${id}/thumbnail?size=${size}`, { headers: { "x-api-key": key } });
+  const all = server.addKey(user.id);
+  const answer = await get(all, jpg.id);
+  assert.equal(answer.status, 200);
+  assert.equal(answer.headers.get("content-type"), "image/webp");
+  const bytes = new Uint8Array(await answer.arrayBuffer());
+  assert.equal(new TextDecoder().decode(bytes.slice(0, 4)), "RIFF");
+  assert.equal(new TextDecoder().decode(bytes.slice(8, 12)), "WEBP");
+  // The RAW file of the same shot shows the same picture.
+  assert.deepEqual(new Uint8Array(await (await get(all, dng.id)).arrayBuffer()), bytes);
+  const refused = await get(server.addKey(user.id, { permissions: ["asset.read"] }), jpg.id);
+  assert.deepEqual([refused.status, await refused.json()], [403, {
+    message: "Missing required permission: asset.view",
+  }]);
+  const foreign = await get(all, elsewhere.id);
+  assert.deepEqual([foreign.status, await foreign.json()], [400, {
+    message: "Not found or no asset.view access",
+  }]);
+  const original = await get(all, jpg.id, "original");
+  assert.equal(original.status, 400);
+  await original.body?.cancel();
+});
+
 /** A user with a key and the images a.jpg to d.jpg. */
 function fourAssetUser(server: ImmichServer) {
   const user = server.addUser({ name: "Four" });
@@ -804,4 +838,81 @@ Deno.test("startImmichServer() holds 200 000 assets and 50 000 stacks and pages 
   const all = await response.json() as { id: string; assets: unknown[] }[];
   assert.equal(all.length, 50_000);
   assert.equal(all[49_999].assets.length, 2);
+});
+
+// ---------------------------------------------------------------------------------------------
+// The trash, slow writes and writes in flight.
+// ---------------------------------------------------------------------------------------------
+
+Deno.test("startImmichServer() moves assets to the trash and back as Immich does, moving updatedAt", async () => {
+  await using server = await startImmichServer();
+  const { user, client, assets: [a, b, c] } = fourAssetUser(server);
+  const stranger = server.addUser({ name: "Other" });
+  const [theirs] = server.addAssets(stranger.id, [{ originalFileName: "x.jpg" }]);
+  const stack = server.addStack(user.id, [a.id, b.id, c.id]);
+  const updatedAt = async (id: string) =>
+    ((await client.call("GET", `/assets/${id}`)).body as { updatedAt: string }).updatedAt;
+  const before = await updatedAt(b.id);
+
+  assert.equal((await client.call("DELETE", "/assets", { ids: [b.id], force: false })).status, 204);
+  assert.ok((await updatedAt(b.id)) > before);
+  assert.deepEqual(server.assets(user.id).filter((x) => x.isTrashed).map((x) => x.id), [b.id]);
+  // As recorded: the stack keeps its member in the trash, and GET /stacks hides it.
+  assert.deepEqual(server.stacks(user.id)[0].assetIds, stack.assetIds);
+  const listed = (await client.call("GET", "/stacks")).body as { assets: { id: string }[] }[];
+  assert.deepEqual(listed[0].assets.map((x) => x.id), [a.id, c.id]);
+  // Another user's asset, or deleting for good, is refused and changes nothing.
+  assert.equal((await client.call("DELETE", "/assets", { ids: [c.id, theirs.id] })).status, 400);
+  assert.equal((await client.call("DELETE", "/assets", { ids: [c.id], force: true })).status, 400);
+  assert.equal(server.assets(user.id).filter((x) => x.isTrashed).length, 1);
+
+  const trashed = await updatedAt(b.id);
+  const restore = await client.call("POST", "/trash/restore/assets", { ids: [b.id, a.id] });
+  assert.deepEqual([restore.status, restore.body], [200, { count: 2 }]);
+  assert.ok((await updatedAt(b.id)) > trashed);
+  assert.deepEqual(server.assets(user.id).filter((x) => x.isTrashed), []);
+  assert.deepEqual((await client.call("POST", "/trash/restore/assets", { ids: [] })).body, {
+    count: 0,
+  });
+});
+
+Deno.test("startImmichServer() sends deviceId and deviceAssetId before v3 only", async () => {
+  for (const [version, sent] of [["2.4.1", true], ["3.1.0", false]] as const) {
+    await using server = await startImmichServer({ version });
+    const user = server.addUser({ name: "Dev" });
+    server.addAsset(user.id, { originalFileName: "a.jpg", deviceId: "phone" });
+    const page =
+      (await clientFor(server, server.addKey(user.id)).call("POST", "/search/metadata", {}))
+        .body as { assets: { items: Record<string, unknown>[] } };
+    const [item] = page.assets.items;
+    assert.deepEqual(
+      [item.deviceId, item.deviceAssetId],
+      sent ? ["phone", "a.jpg-2200"] : [undefined, undefined],
+      version,
+    );
+  }
+});
+
+Deno.test("setFaults() holds back the write routes of routeLatencyMs, and the server records writes in flight that touch one asset", async () => {
+  await using server = await startImmichServer();
+  const { user, client, assets: [a, b, c, d] } = fourAssetUser(server);
+  const stack = server.addStack(user.id, [a.id, b.id]);
+  server.setFaults({ routeLatencyMs: writeLatency(30) });
+  server.resetWriteTracking();
+  // Two writes on different assets, at once: no overlap.
+  await Promise.all([
+    client.call("POST", "/stacks", { assetIds: [c.id, d.id] }),
+    client.call("DELETE", "/assets", { ids: [a.id] }),
+  ]);
+  assert.equal(server.maxWritesInFlight, 2);
+  assert.equal(server.writeOverlaps.length, 0);
+  // Deleting a stack while a create lists one of its members: both touch it.
+  const [created] = server.stacks(user.id).filter((s) => s.id !== stack.id);
+  await Promise.all([
+    client.call("DELETE", `/stacks/${created.id}`),
+    client.call("POST", "/stacks", { assetIds: [b.id, d.id] }),
+  ]);
+  assert.ok(server.writeOverlaps.some((overlap) => overlap.key === `asset:${d.id}`));
+  server.resetWriteTracking();
+  assert.deepEqual([server.writeOverlaps, server.maxWritesInFlight], [[], 0]);
 });

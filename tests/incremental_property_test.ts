@@ -317,7 +317,7 @@ async function pass(
     reading: {
       ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
       record: !settings.dryRun,
-      full: options.full,
+      ...(options.full ? { full: "--full" } : {}),
       now: () => Date.now(),
       version: "0.0.0-test",
     },

@@ -52,6 +52,7 @@ function logAtEveryLevel(): void {
   logger.info("at info");
   logger.warn("at warn");
   logger.error("at error");
+  logger.fatal("at fatal");
 }
 
 async function tempDir(): Promise<string> {

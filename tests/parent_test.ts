@@ -88,6 +88,14 @@ const CASES: readonly Case[] = [
     rule: "name",
   },
   {
+    name: 'a regex group that took no part in the match is "", so "" ranks the unedited first',
+    options: { regexPromotions: [regex(/^IMG_\d+(?:_(edited|edit))?\./, ["", "edited", "edit"])] },
+    assets: [asset("IMG_7_edit.jpg"), asset("IMG_7_edited.jpg"), asset("IMG_7.jpg")],
+    order: ["IMG_7.jpg", "IMG_7_edited.jpg", "IMG_7_edit.jpg"],
+    rule: "regex",
+    detail: 'regex promote key "" (position 1) before "edited" (position 2)',
+  },
+  {
     name: "the best rank over several regex promotions counts",
     options: {
       regexPromotions: [

@@ -61,6 +61,8 @@ Deno.test("countOutcomes() counts each kind once it succeeded", () => {
     failed: 0,
     notDone: 0,
     changedSince: 0,
+    trashed: 0,
+    restored: 0,
   });
 });
 

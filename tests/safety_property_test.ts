@@ -4,7 +4,8 @@
  * and options, and random failures of single deletes and creates (before and after the server
  * did the work). Without REPLACE_STACKS and RESET_STACKS no photo that was in a stack ends in
  * another stack or in none; with them every stack ends as planned or as it was; no 1-asset stack
- * is ever created, and no create lists a photo twice or one in the trash.
+ * is ever created, and no create lists a photo twice or one in the trash; with up to 8 writes in
+ * flight (STACK_CONCURRENCY) as with one, and never two on the same asset or stack.
  *
  * Most cases call `runPass()` in process, with retries that do not wait; a few run the real CLI.
  */
@@ -21,10 +22,13 @@ import {
   startImmichServer,
   type TestAssetInput,
   type TestStack,
+  writeLatency,
 } from "./immich_server.ts";
 import { type Random, seededRandom } from "./_random.ts";
 
 const CASES = 520;
+/** STACK_CONCURRENCY by seed. */
+const LANES = [1, 2, 4, 8] as const;
 const VERSIONS = ["3.1.0", "3.1.0", "2.4.1", "1.132.3"] as const;
 const START = Date.parse("2024-05-01T10:00:00.000Z");
 
@@ -307,15 +311,28 @@ Deno.test(`runPass() keeps every stack together, as planned or as it was, in ${C
   }
   const seen = new Map<string, number>();
   const instant = () => Promise.resolve();
+  let overlapped = 0;
   try {
     for (let seed = 1; seed <= CASES; seed++) {
       const server = servers.get(VERSIONS[seed % VERSIONS.length])!;
       const test = randomCase(server, seed);
+      // Up to 8 writes in flight (STACK_CONCURRENCY), held a millisecond in every third case so
+      // that they overlap: the promise holds whatever their order, and no two touch one asset.
+      const lanes = LANES[seed % LANES.length];
       server.clearRequests();
-      server.setFaults(test.faults);
+      server.resetWriteTracking();
+      server.setFaults({
+        ...test.faults,
+        ...(lanes > 1 && seed % 3 === 0 ? { routeLatencyMs: writeLatency(1) } : {}),
+      });
       let pass: PassRecord | undefined;
-      await runPass(settingsOf(test.env), { sleep: instant, observe: (p) => pass = p });
+      await runPass(settingsOf({ ...test.env, STACK_CONCURRENCY: String(lanes) }), {
+        sleep: instant,
+        observe: (p) => pass = p,
+      });
       server.setFaults({});
+      assert.deepEqual(server.writeOverlaps, [], `seed ${seed}: writes in flight together`);
+      if (server.maxWritesInFlight > 1) overlapped++;
       tally(seen, pass?.outcomes ?? []);
       const context = `seed ${seed} (${server.version}, ${JSON.stringify(test.faults.routes)})`;
       checkCreates(server, test, context);
@@ -328,6 +345,7 @@ Deno.test(`runPass() keeps every stack together, as planned or as it was, in ${C
   } finally {
     for (const server of servers.values()) await server.close();
   }
+  assert.ok(overlapped > CASES / 10, `writes overlapped in ${overlapped} cases only`);
   // The cases reach every path the promise is about.
   for (
     const key of [

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { COMMANDS, loadSettings, SETTINGS, UNSUPPORTED_SETTINGS } from "../src/config.ts";
 import { REQUIRED_PERMISSIONS } from "../src/api/immich.ts";
+import { THUMBNAIL_PERMISSION } from "../src/review/thumbnails.ts";
 import { runPass } from "../src/run.ts";
 import { PERMISSION_FLAGS, RUN_FLAGS, V8_FLAGS } from "../scripts/compile.ts";
 import { TABLE_BEGIN, TABLE_END } from "../scripts/readme.ts";
@@ -35,6 +36,8 @@ const NOT_SETTINGS = new Set([
   "IMG_E", // the prefix of an iPhone edit's file name
   "KEY", // the placeholder of `KEY=value` lines
   "COMMAND", // the command input of examples/github-actions.yml, passed to `deno task start`
+  "PLAN_FILE", // the plan_file input of examples/github-actions.yml, passed to `stacksync apply`
+  "STACKSYNC_SCHEDULED", // the GitHub variable of examples/github-actions.yml: run or plan
   "NAME", // the placeholder of `NAME=value` lines
   "DRY_RUNS", // a misspelling the env file section shows being refused
   "DENO_CERT", // Deno's own variables, for a server with a private certificate
@@ -148,7 +151,7 @@ Deno.test("README recipes make exactly the stacks their tables show", async (t) 
       });
       assert.deepEqual(fromFile, command);
       const [report] = await runPass(command.settings);
-      assert.equal(report.status, "done", report.error);
+      assert.equal(report.status, "done", report.error ?? "");
       const actual = server.stacks(user.id).map((stack) =>
         [stack.primaryAssetId, ...stack.assetIds.filter((id) => id !== stack.primaryAssetId)]
           .map((id) => names.get(id)!)
@@ -161,8 +164,12 @@ Deno.test("README recipes make exactly the stacks their tables show", async (t) 
 Deno.test("README asks for exactly the key permissions a run and a dry run check", async () => {
   const rows = [...section("Create an API key").matchAll(/^\| `([a-z]+\.[a-z]+)` +\|/gm)];
   const listed = rows.map(([, permission]) => permission);
-  assert.deepEqual(listed, [...REQUIRED_PERMISSIONS]);
-  assert.match(section("Create an API key"), /A key for dry runs only needs the first three\./);
+  // The pictures of the review page need one more, which no check asks for.
+  assert.deepEqual(listed, [...REQUIRED_PERMISSIONS, THUMBNAIL_PERMISSION]);
+  assert.match(
+    section("Create an API key"),
+    /A key for dry runs only needs the first three, and so does `plan`\./,
+  );
 
   // The first three are all a dry run needs; a real run names the other three as missing.
   await using server = await startImmichServer();
@@ -183,7 +190,7 @@ Deno.test("README asks for exactly the key permissions a run and a dry run check
   assert.equal(real?.status, "failed");
   assert.match(
     real?.error ?? "",
-    new RegExp(`lacks the permissions ${listed.slice(3).join(", ").replaceAll(".", "\\.")}:`),
+    new RegExp(`lacks the permissions ${listed.slice(3, 6).join(", ").replaceAll(".", "\\.")}:`),
   );
 });
 
@@ -321,18 +328,39 @@ Deno.test("release workflow checks, tests and compiles on a v* tag, then uploads
 Deno.test("example workflow runs daily and by hand with the key from a secret", () => {
   assert.match(SCHEDULED, /^ {2}schedule:\n {4}- cron: "[^"]+"/m);
   assert.match(SCHEDULED, /^ {2}workflow_dispatch:$/m);
-  assert.match(SCHEDULED, /^ {10}API_KEY: \$\{\{ secrets\.IMMICH_API_KEY \}\}$/m);
-  assert.match(SCHEDULED, /^ {10}API_URL: \$\{\{ vars\.IMMICH_API_URL \}\}$/m);
-  assert.match(SCHEDULED, /^ {10}RUN_MODE: once$/m);
+  assert.match(SCHEDULED, /^ {6}API_KEY: \$\{\{ secrets\.IMMICH_API_KEY \}\}$/m);
+  assert.match(SCHEDULED, /^ {6}API_URL: \$\{\{ vars\.IMMICH_API_URL \}\}$/m);
+  assert.match(SCHEDULED, /^ {6}RUN_MODE: once$/m);
   assert.match(SCHEDULED, /^ {8}run: deno task start "\$COMMAND"$/m);
 });
 
+Deno.test("example workflow plans with a page as an artifact, and applies a file by hand", () => {
+  assert.match(
+    SCHEDULED,
+    /^ {6}COMMAND: \$\{\{ inputs\.command \|\| vars\.STACKSYNC_SCHEDULED \|\| 'run' \}\}$/m,
+  );
+  const plan = /^ {8}run: deno task start plan (.*)$/m.exec(SCHEDULED)?.[1];
+  assert.equal(plan, "--out plan.json --html plan.html --embed-thumbnails");
+  assert.match(SCHEDULED, /^ {10}name: stacksync-plan\n {10}path: plan\.\*$/m);
+  assert.match(
+    SCHEDULED,
+    /^ {8}run: deno task start apply "\$PLAN_FILE"\n {8}env:\n {10}PLAN_FILE: \$\{\{ inputs\.plan_file \}\}$/m,
+  );
+  const loaded = loadSettings({
+    args: ["plan", ...plan!.split(" ")],
+    env: { API_URL: "http://immich:2283/api", API_KEY: "k" },
+    version: denoJson.version,
+    readTextFile: () => undefined,
+  });
+  assert.equal(loaded.kind, "run");
+});
+
 Deno.test("example workflow keeps STATE_DIR between runs and offers every command but restore", () => {
-  const folder = /^ {10}STATE_DIR: (\S+)$/m.exec(SCHEDULED)?.[1];
+  const folder = /^ {6}STATE_DIR: (\S+)$/m.exec(SCHEDULED)?.[1];
   assert.ok(folder !== undefined, "STATE_DIR is set");
   // Restored before the run, saved after it even when it fails, under the same key.
   const paths = [...SCHEDULED.matchAll(/^ {10}path: (\S+)$/gm)].map(([, path]) => path);
-  assert.deepEqual(paths, [folder, folder, folder]);
+  assert.deepEqual(paths.filter((path) => path !== "plan.*"), [folder, folder, folder]);
   assert.ok(
     SCHEDULED.indexOf("actions/cache/restore@") < SCHEDULED.indexOf("run: deno task start") &&
       SCHEDULED.indexOf("run: deno task start") < SCHEDULED.indexOf("actions/cache/save@"),
@@ -360,4 +388,27 @@ Deno.test("compose service reaches immich-server and reads the key from a Docker
   assert.match(COMPOSE, new RegExp(`^ {4}secrets:\\n {6}- ${file[1]}$`, "m"));
   assert.match(COMPOSE, new RegExp(`^secrets:\\n {2}${file[1]}:\\n {4}file: \\S+$`, "m"));
   assert.doesNotMatch(COMPOSE, /^ {6}API_KEY:/m);
+});
+
+Deno.test("README's Review before you apply shows the page's screenshot and its commands", async () => {
+  const review = section("Review before you apply");
+  const image = /^!\[[^\]]+\]\((docs\/review-page\.png)\)$/m.exec(review)?.[1];
+  assert.equal(image, "docs/review-page.png");
+  // Written by tests/review_page_test.ts from the page stacksync plan --html makes.
+  const png = await Deno.readFile(new URL(image, ROOT));
+  assert.deepEqual([...png.slice(1, 4)], [..."PNG"].map((c) => c.charCodeAt(0)));
+  const commands = /^```sh\n([\s\S]*?)^```$/m.exec(review)?.[1].split("\n")
+    .map((line) => line.replace(/\s*#.*$/, "")).filter((line) => line !== "");
+  assert.deepEqual(commands, [
+    "deno task start plan --html plan.html",
+    "deno task start apply plan-approved.json",
+  ]);
+  assert.match(review, /STACKSYNC_SCHEDULED/);
+  assert.match(SCHEDULED, /vars\.STACKSYNC_SCHEDULED/);
+});
+
+Deno.test(".ci/run installs Chromium when it is missing, before the tests", () => {
+  const install = CI.indexOf("apt-get install -y chromium");
+  assert.ok(install > 0 && install < CI.indexOf("deno task test"));
+  assert.match(CI, /if \[ ! -x \/usr\/bin\/chromium \]; then/);
 });

@@ -36,6 +36,14 @@ function fakeWriter(calls: string[] = []) {
       return Promise.resolve();
     },
     stackWithPrimary: (): Promise<Stack | undefined> => Promise.resolve(undefined),
+    trashAssets: (ids: readonly string[]): Promise<void> => {
+      calls.push(`trash ${ids}`);
+      return Promise.resolve();
+    },
+    restoreAssets: (ids: readonly string[]): Promise<void> => {
+      calls.push(`restore ${ids}`);
+      return Promise.resolve();
+    },
   };
 }
 
@@ -100,7 +108,17 @@ Deno.test("journalWrites() records each write before it is sent and its outcome 
     ]);
     const { found } = await state.journals();
     assert.deepEqual(found.map((journal) => journal.summary.counts), [
-      { created: 1, updated: 0, deleted: 0, failed: 1, unknown: 0, changedSince: 0, notDone: 0 },
+      {
+        created: 1,
+        updated: 0,
+        deleted: 0,
+        trashed: 0,
+        restored: 0,
+        failed: 1,
+        unknown: 0,
+        changedSince: 0,
+        notDone: 0,
+      },
     ]);
     assert.equal(found[0].summary.finishedAt, "2026-11-23T10:15:00.123Z");
   });
@@ -310,5 +328,25 @@ Deno.test("openStateFolder() drops a journal killed before its first record was 
     assert.deepEqual(await reader.journals(), { found: [], unreadable: [] });
     await openStateFolder(dir, { write: true });
     assert.deepEqual(await Array.fromAsync(Deno.readDir(run)), []);
+  });
+});
+
+Deno.test("journalWrites() records moves to and from the trash, counted by photo", async () => {
+  await withFolder(async (dir) => {
+    const state = await openStateFolder(dir, { write: true });
+    const run = await state.startRun({ ...start(), command: "fix-trash" });
+    const journal = run.forUser(USER, NO_STACKS);
+    const writer = journalWrites(fakeWriter(), journal);
+    await writer.trashAssets(["a", "b"]);
+    await writer.restoreAssets(["a"]);
+    await journal.close();
+    const [found] = (await state.journals()).found;
+    assert.equal(found.summary.command, "fix-trash");
+    assert.deepEqual([found.summary.counts.trashed, found.summary.counts.restored], [2, 1]);
+    const { writes } = await state.read(found);
+    assert.deepEqual(writes.map((write) => write.intent), [
+      { op: "trash", assetIds: ["a", "b"] },
+      { op: "restore", assetIds: ["a"] },
+    ]);
   });
 });

@@ -3,7 +3,7 @@ import type { Stack } from "../src/model.ts";
 import { planStacks } from "../src/reconcile/plan.ts";
 import type { RecordedStack, RecordedWrite } from "../src/state/journal.ts";
 import { latestToUndo } from "../src/undo/history.ts";
-import { undoTargets } from "../src/undo/targets.ts";
+import { trashMoves, undoTargets } from "../src/undo/targets.ts";
 
 const NO_OPTIONS = { replaceStacks: true, removeSingleAssetStacks: false, resetStacks: false };
 
@@ -142,6 +142,8 @@ Deno.test("latestToUndo() takes the user's latest run on the server that is not 
     created: 1,
     updated: 0,
     deleted: 0,
+    trashed: 0,
+    restored: 0,
     failed: 0,
     unknown: 0,
     changedSince: 0,
@@ -186,4 +188,27 @@ Deno.test("undoTargets() puts a stack back without the members Immich lists nowh
   assert.deepEqual(targets.changedSince, []);
   assert.deepEqual(groupsOf(targets), ["s1: a,b"]);
   assert.deepEqual([...targets.leftOut], [["s1", ["t", "m"]]]);
+});
+
+Deno.test("trashMoves() puts each photo back where it was before the run's first move of it", () => {
+  const write = (seq: number, op: "trash" | "restore", assetIds: string[], status = "done") => ({
+    seq,
+    intent: { op, assetIds },
+    outcome: status === "done" ? { status: "done" as const } : { status: "unknown" as const },
+  });
+  assert.deepEqual(
+    trashMoves([
+      write(1, "trash", ["a", "b"]),
+      write(2, "restore", ["b", "c"]),
+      write(3, "trash", ["d"], "unknown"),
+      { seq: 4, intent: { op: "delete", stackId: "s" }, outcome: { status: "done" } },
+    ]),
+    [
+      { kind: "restore", assetIds: ["a", "b"] },
+      { kind: "trash", assetIds: ["c"] },
+      { kind: "restore", assetIds: ["d"] },
+    ],
+  );
+  // An undo's own writes, undone (a redo): what it restored goes back to the trash.
+  assert.deepEqual(trashMoves([write(1, "restore", ["a"])]), [{ kind: "trash", assetIds: ["a"] }]);
 });

@@ -28,7 +28,12 @@ import type {
 } from "../model.ts";
 import { parseJsonObjectArray } from "./_json_array.ts";
 import { shownUrl } from "../shown_url.ts";
-import { createHttpClient, type HttpClientOptions, PermanentError } from "./http.ts";
+import {
+  createHttpClient,
+  type HttpClientOptions,
+  InvalidResponseError,
+  PermanentError,
+} from "./http.ts";
 
 const logger = getLogger(["stacksync", "api"]);
 
@@ -51,6 +56,16 @@ export const MAX_UNLISTED_LOOKUPS = 1000;
 /** A lower bound of every trash date: searching from it searches the whole trash only. */
 const TRASH_EPOCH = "1970-01-01T00:00:00.000Z";
 
+/** The searches of the trash, by visibility: servers before v3 search one at a time. */
+const TRASH_SEARCHES: readonly Record<string, unknown>[] = (["timeline", "archive"] as const)
+  .map((visibility) => ({
+    trashedAfter: TRASH_EPOCH,
+    withDeleted: true,
+    visibility,
+    isArchived: visibility === "archive",
+    isVisible: true,
+  }));
+
 /** A stack id that cannot exist (Immich makes random ones): the target of permission probes. */
 const PROBE_STACK_ID = "00000000-0000-4000-8000-000000000000";
 
@@ -67,6 +82,7 @@ const WRITE_PROBES: Readonly<
   "stack.create": { method: "POST", path: "/stacks", body: {} },
   "stack.update": { method: "PUT", path: `/stacks/${PROBE_STACK_ID}`, body: {} },
   "stack.delete": { method: "DELETE", path: `/stacks/${PROBE_STACK_ID}` },
+  "asset.delete": { method: "DELETE", path: "/assets", body: {} },
 };
 
 /** Every permission a real run needs; `all` grants them all. */
@@ -99,14 +115,24 @@ export interface PermissionNeeds {
    * @default {true}
    */
   readonly searches?: boolean;
+  /**
+   * Whether it writes stacks (`stack.create`, `stack.update`, `stack.delete`).
+   * @default {true}
+   */
+  readonly stacks?: boolean;
+  /**
+   * Whether it moves photos to or from the trash (`asset.delete`): fix-trash, or an undo of it.
+   * @default {false}
+   */
+  readonly trash?: boolean;
 }
 
 /**
  * The permissions a run needs, so the preflight names every missing one before any write.
  *
  * @param needs Dry run or real, and the album filter.
- * @returns The permissions: the three reads, the stack writes unless dry, and `album.read`
- * when an album is given by name.
+ * @returns The permissions: the three reads, the stack writes unless dry, `asset.delete` for a
+ * real move to or from the trash, and `album.read` when an album is given by name.
  *
  * @example Usage
  * ```ts
@@ -118,14 +144,26 @@ export interface PermissionNeeds {
  * ]);
  * assert.equal(neededPermissions({ dryRun: false }).length, 6);
  * assert.deepEqual(neededPermissions({ dryRun: true, searches: false }), ["user.read", "stack.read"]);
+ * assert.deepEqual(neededPermissions({ dryRun: false, stacks: false, trash: true }), [
+ *   "user.read", "asset.read", "stack.read", "asset.delete",
+ * ]);
  * ```
  */
 export function neededPermissions(needs: PermissionNeeds): string[] {
-  const needed = [...needs.dryRun ? READ_PERMISSIONS : REQUIRED_PERMISSIONS]
+  const writes = !needs.dryRun && needs.stacks !== false;
+  const needed = [...writes ? REQUIRED_PERMISSIONS : READ_PERMISSIONS]
     .filter((permission) => needs.searches !== false || permission !== "asset.read");
+  if (!needs.dryRun && needs.trash === true) needed.push("asset.delete");
   if (needs.albums?.some((album) => !UUID.test(album))) needed.push("album.read");
   return needed;
 }
+
+/**
+ * API_URLs that reached Immich's web page, each with the address of its API found by adding
+ * `/api`: learned once per process, so that the next user's client goes there at once and the
+ * warning is said once.
+ */
+const API_ADDRESSES = new Map<string, string>();
 
 /** Settings of {@linkcode createImmichClient}: those of the HTTP client. */
 export type ImmichClientOptions = HttpClientOptions;
@@ -257,13 +295,18 @@ export interface ImmichClient {
   serverVersion(): Promise<ServerVersion>;
   /** `GET /users/me`, cached: the key's user. */
   me(): Promise<User>;
-  /** `GET /api-keys/me`: the key's permissions (v1.139+ only). */
+  /** `GET /api-keys/me`, cached: the key's permissions (v1.139+ only). */
   keyPermissions(): Promise<readonly string[]>;
   /**
    * Whether the key has a permission, as far as `GET /api-keys/me` said; undefined when it was
    * not asked (before v1.139, or before the preflight).
    */
   grants(permission: string): boolean | undefined;
+  /**
+   * The key's permissions when the server lists them (v1.139+, the preflight's answer reused),
+   * else undefined: before v1.139 only a request needing a permission tells whether the key has it.
+   */
+  grantedPermissions(): Promise<readonly string[] | undefined>;
   /**
    * Checks the key's permissions: through `GET /api-keys/me` from v1.139, before that by
    * probing each stack write the run needs with a request that changes nothing.
@@ -356,6 +399,20 @@ export interface ImmichClient {
   updateStackPrimary(stackId: string, primaryAssetId: string): Promise<AnsweredStack>;
   /** `DELETE /stacks/{id}`; the assets stay. */
   deleteStack(stackId: string): Promise<void>;
+  /**
+   * The user's own photos in the trash (timeline and archive), by id with their file names: a
+   * search of the trash alone.
+   */
+  trashedAssets(): Promise<Map<string, string>>;
+  /** `DELETE /assets` with `force: false`: to the trash, never deleted for good. */
+  trashAssets(assetIds: readonly string[]): Promise<void>;
+  /** `POST /trash/restore/assets`: back out of the trash; photos not in it stay as they are. */
+  restoreAssets(assetIds: readonly string[]): Promise<void>;
+  /**
+   * `GET /assets/{id}/thumbnail?size=thumbnail`: the asset's small picture (WebP), which needs
+   * the permission `asset.view`.
+   */
+  thumbnail(assetId: string): Promise<Uint8Array>;
   /** Closes the connection pool. */
   close(): void;
 }
@@ -464,6 +521,9 @@ const criterionFieldSchemas = {
   duration: z.union([z.string(), z.number()]).nullable().transform((value) =>
     value === null ? null : String(value)
   ),
+  // Gone from Immich 3's answers (its DTOs have neither): a criterion on them is left out.
+  deviceId: z.string().optional(),
+  deviceAssetId: z.string().optional(),
 } satisfies {
   readonly [F in CriterionField]: z.ZodType<CriterionFields[F]>;
 };
@@ -492,9 +552,12 @@ export type ImmichDtoCompatibility = Proven<[
   Fits<SearchResponseDto, z.input<typeof searchSchema>>,
   Fits<AssetResponseDto, z.input<typeof coreAssetSchema>>,
   ...{
-    [F in CriterionField]: Fits<AssetResponseDto[F], z.input<typeof criterionFieldSchemas[F]>>;
-  }[CriterionField][],
+    [F in CurrentField]: Fits<AssetResponseDto[F], z.input<typeof criterionFieldSchemas[F]>>;
+  }[CurrentField][],
 ]>;
+
+/** The criterion fields Immich 3 still sends. */
+type CurrentField = Exclude<CriterionField, "deviceId" | "deviceAssetId">;
 
 /** Every field criteria can read: what the client keeps when not told otherwise. */
 const ALL_CRITERION_FIELDS = Object.keys(CRITERION_FIELD_SCHEMAS) as CriterionField[];
@@ -625,6 +688,8 @@ function copyField<F extends CriterionField>(
   const result = CRITERION_FIELD_SCHEMAS[field].safeParse(raw);
   if (!result.success) return result.error.issues[0]?.message ?? "invalid";
   const value: CriterionFields[F] = result.data;
+  // A field the server does not send (the device fields from Immich 3) stays off the asset.
+  if (value === undefined) return undefined;
   if (field === "ownerId") asset.ownerId = shared.ownerId;
   else if (field === "type") asset.type = ASSET_TYPES[value as keyof typeof ASSET_TYPES];
   else if (value === shared.localDateTime) {
@@ -776,22 +841,77 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
   let serverDate: number | undefined;
   let granted: readonly string[] | undefined;
   let faultCount = 0;
-  const http = createHttpClient({
-    ...options,
-    observer: {
-      answered(response) {
-        options.observer?.answered?.(response);
-        const date = Date.parse(response.headers.get("date") ?? "");
-        if (!Number.isNaN(date)) serverDate = date;
+  // Every answer tells the server's clock; every failed attempt counts as a fault of the pass.
+  const connect = (baseUrl: string) =>
+    createHttpClient({
+      ...options,
+      baseUrl,
+      observer: {
+        answered(response) {
+          options.observer?.answered?.(response);
+          const date = Date.parse(response.headers.get("date") ?? "");
+          if (!Number.isNaN(date)) serverDate = date;
+        },
+        failed(error) {
+          options.observer?.failed?.(error);
+          faultCount++;
+        },
       },
-      failed(error) {
-        options.observer?.failed?.(error);
-        faultCount++;
-      },
-    },
-  });
+    });
+  const learned = API_ADDRESSES.get(options.baseUrl);
+  let http = connect(learned ?? options.baseUrl);
   let version: Promise<ServerVersion> | undefined;
+
+  /**
+   * `GET /server/version`; when API_URL lacks `/api` and so reaches Immich's web page, the same
+   * at the address with `/api` added, which the client then keeps, saying so once.
+   */
+  async function readVersion(): Promise<ServerVersion> {
+    try {
+      return await http.request("GET", "/server/version", { schema: versionSchema });
+    } catch (error) {
+      // The first request of a pass: a 404 means API_URL points at something else.
+      if (error instanceof PermanentError && error.status === 404) {
+        throw new PermanentError(
+          `Cannot find the Immich API at API_URL as GET /server/version answered 404 ` +
+            `${error.serverMessage}: check the address, which ends in /api (e.g. ` +
+            `http://immich:2283/api): current value is ${shownUrl(options.baseUrl)}`,
+          {
+            method: "GET",
+            path: "/server/version",
+            status: 404,
+            serverMessage: error.serverMessage,
+            correlationId: error.correlationId,
+            attempt: error.attempt,
+            cause: error,
+          },
+        );
+      }
+      const withApi = `${options.baseUrl.replace(/\/+$/, "")}/api`;
+      if (
+        !(error instanceof InvalidResponseError) || error.serverMessage !== "HTML page" ||
+        learned !== undefined || /\/api$/.test(new URL(options.baseUrl).pathname)
+      ) throw error;
+      const retried = connect(withApi);
+      let found: ServerVersion;
+      try {
+        found = await retried.request("GET", "/server/version", { schema: versionSchema });
+      } catch {
+        retried.close();
+        throw error;
+      }
+      http.close();
+      http = retried;
+      API_ADDRESSES.set(options.baseUrl, withApi);
+      logger.warn(
+        `API_URL ${shownUrl(options.baseUrl)} answers Immich's web page, not its API: using ` +
+          `${shownUrl(withApi)}; add /api to API_URL`,
+      );
+      return found;
+    }
+  }
   let user: Promise<User> | undefined;
+  let permissions: Promise<readonly string[]> | undefined;
 
   /**
    * The answers of one search, page by page, checked against Immich's paging contract: a page
@@ -1044,36 +1164,24 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
 
   const client: ImmichClient = {
     serverVersion() {
-      version ??= http.request("GET", "/server/version", { schema: versionSchema }).catch(
-        (error) => {
-          // The first request of a pass: a 404 means API_URL points at something else.
-          if (!(error instanceof PermanentError) || error.status !== 404) throw error;
-          throw new PermanentError(
-            `Cannot find the Immich API at API_URL as GET /server/version answered 404 ` +
-              `${error.serverMessage}: check the address, which ends in /api (e.g. ` +
-              `http://immich:2283/api): current value is ${shownUrl(options.baseUrl)}`,
-            {
-              method: "GET",
-              path: "/server/version",
-              status: 404,
-              serverMessage: error.serverMessage,
-              correlationId: error.correlationId,
-              attempt: error.attempt,
-              cause: error,
-            },
-          );
-        },
-      );
+      version ??= readVersion();
       return version;
     },
     me() {
       user ??= http.request("GET", "/users/me", { schema: userSchema });
       return user;
     },
-    async keyPermissions() {
-      const key = await http.request("GET", "/api-keys/me", { schema: apiKeySchema });
-      granted = key.permissions;
-      return key.permissions;
+    keyPermissions() {
+      permissions ??= http.request("GET", "/api-keys/me", { schema: apiKeySchema })
+        .then((key) => {
+          granted = key.permissions;
+          return key.permissions;
+        });
+      return permissions;
+    },
+    async grantedPermissions() {
+      if (!listsKeyPermissions(await client.serverVersion())) return undefined;
+      return await client.keyPermissions();
     },
     grants(permission) {
       return granted === undefined
@@ -1282,14 +1390,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     async findUnlistedMembers(stacks) {
       const { id: userId } = await client.me();
       const bodies: Record<string, unknown>[] = [
-        // The trash, by visibility: servers before v3 search only one visibility at a time.
-        ...(["timeline", "archive"] as const).map((visibility) => ({
-          trashedAfter: TRASH_EPOCH,
-          withDeleted: true,
-          visibility,
-          isArchived: visibility === "archive",
-          isVisible: true,
-        })),
+        ...TRASH_SEARCHES,
         // Hidden assets (live-photo motion parts), in the trash or not.
         { withDeleted: true, visibility: "hidden", isArchived: false, isVisible: false },
       ];
@@ -1405,6 +1506,37 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
           error.status === 400 && /^not found/i.test(error.serverMessage);
         if (!goneOnRetry) throw error;
       }
+    },
+    async trashedAssets() {
+      const { id: userId } = await client.me();
+      const names = new Map<string, string>();
+      for (const body of TRASH_SEARCHES) {
+        for (const [id, record] of await scan(body, userId)) {
+          if (record.isTrashed !== true) continue;
+          const name = record.originalFileName;
+          names.set(id, typeof name === "string" ? name : id);
+        }
+      }
+      return names;
+    },
+    async trashAssets(assetIds) {
+      await http.request("DELETE", "/assets", {
+        body: { ids: assetIds, force: false },
+        schema: anything,
+      });
+    },
+    async restoreAssets(assetIds) {
+      await http.request("POST", "/trash/restore/assets", {
+        body: { ids: assetIds },
+        schema: anything,
+      });
+    },
+    thumbnail(assetId) {
+      return http.stream(
+        "GET",
+        `/assets/${encodeURIComponent(assetId)}/thumbnail?size=thumbnail`,
+        { read: async (body) => new Uint8Array(await new Response(body).arrayBuffer()) },
+      );
     },
     close() {
       http.close();

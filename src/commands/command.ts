@@ -118,6 +118,34 @@ export async function planTargets(
 }
 
 /**
+ * Reads a file a command takes (a backup, a plan) and parses it, so that every problem with it
+ * stops the command with one line and status 2.
+ *
+ * @param path The file.
+ * @param what What it is, for the message (`backup`, `plan`).
+ * @param parse Parses and checks the text; what it throws names the problem.
+ * @returns The parsed file.
+ * @throws {ConfigError} When the file cannot be read or parsed.
+ */
+export async function readCommandFile<T>(
+  path: string,
+  what: string,
+  parse: (text: string, name: string) => T,
+): Promise<T> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    throw new ConfigError(`Cannot read the ${what} ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return parse(text, path);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
+/**
  * The Immich client of one key, with the command's time limit (REQUEST_TIMEOUT), stop signal
  * and wait between attempts.
  *

@@ -21,23 +21,13 @@ import {
   journalingOf,
   outcomeOf,
   planTargets,
+  readCommandFile,
   warnIfUnjournaled,
 } from "./command.ts";
 
 /** Reads and checks the file; every problem is a {@linkcode ConfigError}. */
 async function readBackupFile(path: string): Promise<Backup> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    throw new ConfigError(`Cannot read the backup ${path}: ${(error as Error).message}`);
-  }
-  let backup: Backup;
-  try {
-    backup = parseBackup(text, path);
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
+  const backup = await readCommandFile(path, "backup", parseBackup);
   for (const user of backup.users) {
     const seen = new Set<string>();
     for (const stack of user.stacks) {

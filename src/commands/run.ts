@@ -1,16 +1,20 @@
 /**
  * `stacksync` and `stacksync run`: one pass, or passes in cron mode, journaled unless a dry run
  * or JOURNAL=false, each reading only what changed since the last one when the cache in
- * STATE_DIR allows it (docs/incremental.md).
+ * STATE_DIR allows it (docs/incremental.md). With FIX_TRASH_AFTER_STACKING each pass ends with a
+ * fix-trash pass, journaled as a run of its own.
  *
  * @module
  */
 import { getLogger } from "@logtape/logtape";
-import { runCron, type RunOptions, runPass } from "../run.ts";
+import { PassMemory, type ReadingOptions } from "../library.ts";
+import { runCron, runPass } from "../run.ts";
 import { openStateFolder, StateError } from "../state/folder.ts";
+import { fixTrashPass, warnAboutTrashSettings } from "./fix_trash.ts";
 import {
   type Command,
   type CommandContext,
+  type CommandOutcome,
   journalingOf,
   outcomeOf,
   warnIfUnjournaled,
@@ -21,36 +25,59 @@ export const runCommand: Command = async (context) => {
   const { settings } = context;
   const journal = await journalingOf(context, "run");
   const { reading, problem } = await readingOf(context);
+  const fixTrash = settings.fixTrashAfterStacking
+    ? { journal: await journalingOf(context, "fix-trash") }
+    : undefined;
   return async () => {
     warnIfUnjournaled(settings);
-    if (problem !== undefined) {
-      getLogger(["stacksync", "state"]).warn(
-        "Cannot keep the cache of incremental passes in STATE_DIR {stateDir}: {error}; every " +
-          "pass reads the whole library",
-        { stateDir: settings.stateDir, error: problem },
+    if (fixTrash !== undefined) warnAboutTrashSettings(settings);
+    warnAboutCache(settings, problem);
+    const options = {
+      signal: context.signal,
+      sleep: context.sleep,
+      journal,
+      reading: { ...reading, memory: new PassMemory(), cron: settings.runMode === "cron" },
+    };
+    const keys = settings.apiKeys.length;
+    const pass = async (): Promise<CommandOutcome> => {
+      const stacked = outcomeOf(await runPass(settings, options), keys);
+      if (fixTrash === undefined || context.signal.aborted) return stacked;
+      const trashed = outcomeOf(
+        await fixTrashPass(settings, { ...options, journal: fixTrash.journal }),
+        keys,
       );
-    }
-    const options = { signal: context.signal, sleep: context.sleep, journal, reading };
+      return stacked === "ok" && trashed === "ok" ? "ok" : "failed";
+    };
     if (settings.runMode === "cron") {
-      await runCron(settings, options);
+      await runCron(settings, options, pass);
       return "ok";
     }
-    return outcomeOf(await runPass(settings, options), settings.apiKeys.length);
+    return await pass();
   };
 };
+
+/** A state folder that cannot keep the cache costs every pass its speed, said once. */
+export function warnAboutCache(settings: { readonly stateDir?: string }, problem?: string): void {
+  if (problem === undefined) return;
+  getLogger(["stacksync", "state"]).warn(
+    "Cannot keep the cache of incremental passes in STATE_DIR {stateDir}: {error}; every " +
+      "pass reads the whole library",
+    { stateDir: settings.stateDir, error: problem },
+  );
+}
 
 /**
  * Where the cache is: STATE_DIR, made ready for writing in a real run (the journal's check has
  * done so already unless JOURNAL=false, when a folder that cannot be written only costs the
  * cache). A dry run reads the cache and writes nothing.
  */
-async function readingOf(
+export async function readingOf(
   context: CommandContext,
-): Promise<{ reading: NonNullable<RunOptions["reading"]>; problem?: string }> {
+): Promise<{ reading: ReadingOptions; problem?: string }> {
   const { settings } = context;
   const reading = {
     record: !settings.dryRun,
-    full: context.options.full,
+    ...(context.options.full ? { full: "--full" } : {}),
     now: () => context.now().getTime(),
     version: context.version,
   };

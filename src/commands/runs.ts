@@ -6,15 +6,8 @@
  */
 import type { JournalSummary } from "../state/journal.ts";
 import { undoneStatus } from "../undo/history.ts";
+import { columns } from "./_table.ts";
 import { type Command, stateFolderOf } from "./command.ts";
-
-/** Lays rows out in columns; the first row is the header. */
-function columns(rows: readonly (readonly string[])[]): string[] {
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) =>
-    row.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd()
-  );
-}
 
 /**
  * The table of `stacksync runs`.
@@ -27,14 +20,17 @@ function columns(rows: readonly (readonly string[])[]): string[] {
  * import assert from "node:assert/strict";
  * import { runsTable } from "./runs.ts";
  *
- * const counts = { created: 7, updated: 1, deleted: 0, failed: 0, unknown: 0, changedSince: 0, notDone: 0 };
+ * const counts = {
+ *   created: 7, updated: 1, deleted: 0, trashed: 0, restored: 0, failed: 0, unknown: 0,
+ *   changedSince: 0, notDone: 0,
+ * };
  * const lines = runsTable([{
  *   run: "20261123-101500-123", command: "run", startedAt: "2026-11-23T10:15:00.123Z",
  *   finishedAt: "2026-11-23T10:15:04.000Z", server: "http://immich:2283/api",
  *   user: { id: "u1", name: "Ada" }, stacksync: "0.1.0", counts,
  * }]);
  * assert.equal(lines.length, 2);
- * assert.match(lines[1], /^20261123-101500-123 +2026-11-23 10:15:00 +run +Ada +http:\/\/immich:2283\/api +7 +1 +0 +0 +yes +no$/);
+ * assert.match(lines[1], /^20261123-101500-123 +2026-11-23 10:15:00 +run +Ada +http:\/\/immich:2283\/api +7 +1 +0 +0 +0 +0 +yes +no$/);
  * ```
  */
 export function runsTable(summaries: readonly JournalSummary[]): string[] {
@@ -48,6 +44,8 @@ export function runsTable(summaries: readonly JournalSummary[]): string[] {
     "CREATED",
     "UPDATED",
     "DELETED",
+    "TRASHED",
+    "RESTORED",
     "FAILED",
     "FINISHED",
     "UNDONE",
@@ -65,6 +63,8 @@ export function runsTable(summaries: readonly JournalSummary[]): string[] {
       String(counts.created),
       String(counts.updated),
       String(counts.deleted),
+      String(counts.trashed),
+      String(counts.restored),
       counts.unknown > 0 ? `${problems} (${counts.unknown} unknown)` : String(problems),
       summary.finishedAt === undefined
         ? "no"

@@ -10,11 +10,12 @@ import { getLogger, type Logger } from "@logtape/logtape";
 import { displayUrl } from "../api/http.ts";
 import { type ImmichClient, neededPermissions } from "../api/immich.ts";
 import { ConfigError } from "../config.ts";
-import type { Outcome, Plan, Stack } from "../model.ts";
+import type { Outcome, Plan, Stack, TrashPlan, TrashWrite } from "../model.ts";
 import { runUsers, type UserWork } from "../run.ts";
 import type { FoundJournal, StateFolder } from "../state/folder.ts";
 import { latestToUndo, undoneStatus } from "../undo/history.ts";
-import { type ChangedSince, undoTargets } from "../undo/targets.ts";
+import { type ChangedSince, type TrashMove, trashMoves, undoTargets } from "../undo/targets.ts";
+import { summarizeMoves } from "../trash/render.ts";
 import {
   type Command,
   type CommandContext,
@@ -101,6 +102,45 @@ function logResult(
   }
 }
 
+/** How many file names of photos to move to the trash again an undo looks up. */
+const MAX_NAME_LOOKUPS = 50;
+
+/**
+ * The moves that put photos back where they were before the run: the photos it moved to the
+ * trash that are still there come back, those it restored that are out of the trash go back.
+ * The others changed after the run (or are gone for good) and are left as they are.
+ */
+async function trashPlanOf(
+  client: ImmichClient,
+  moves: readonly TrashMove[],
+  log: Logger,
+): Promise<TrashPlan> {
+  const inTrash = await client.trashedAssets();
+  const retrash = moves.filter((move) => move.kind === "trash").flatMap((move) => move.assetIds)
+    .filter((id) => !inTrash.has(id));
+  const names = new Map([
+    ...inTrash,
+    ...await client.fileNames(retrash.slice(0, MAX_NAME_LOOKUPS)),
+  ]);
+  const actions: TrashWrite[] = [];
+  let left = 0;
+  for (const move of moves) {
+    const assetIds = move.assetIds.filter((id) => inTrash.has(id) === (move.kind === "restore"));
+    left += move.assetIds.length - assetIds.length;
+    if (assetIds.length === 0) continue;
+    const assets = assetIds.map((id) => ({ id, originalFileName: names.get(id) ?? id }));
+    actions.push({ kind: move.kind, assetIds, reason: "undo", context: { assets } });
+  }
+  if (left > 0) {
+    log.info(
+      "Left {count} photos as they are: they are not where the run left them (moved since, or " +
+        "deleted for good)",
+      { count: left },
+    );
+  }
+  return { actions };
+}
+
 /** Reads the stacks now, with every member's file name. */
 async function currentStacks(client: ImmichClient) {
   const fileNames = new Map<string, string>();
@@ -121,7 +161,13 @@ function undoWork(
   const status = undoneStatus(summaries);
   return {
     title: "Undo",
-    permissions: neededPermissions({ dryRun: settings.dryRun }),
+    permissions: neededPermissions({
+      dryRun: settings.dryRun,
+      // Photos a run moved to or from the trash need asset.delete to go back.
+      trash: (given ?? found).some(({ summary }) =>
+        summary.counts.trashed > 0 || summary.counts.restored > 0
+      ),
+    }),
     async prepare(client, user, log) {
       reached.add(user.id);
       const target = given === undefined
@@ -171,8 +217,11 @@ function undoWork(
         fileNames: names,
         exactFor: targets.scope,
       }, log);
+      const moves = trashMoves(journal.writes);
+      const trash = moves.length === 0 ? undefined : await trashPlanOf(client, moves, log);
       return {
         plan,
+        ...(trash === undefined ? {} : { trash, trashSummary: summarizeMoves(trash) }),
         skippedAssets: {},
         stacks: now,
         journalAlways: true,

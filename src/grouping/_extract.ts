@@ -136,6 +136,30 @@ export function parseTime(text: string): number {
   return (((days * 24 + hour) * 60 + minute - offsetMinutes) * 60 + second) * 1000 + ms;
 }
 
+/**
+ * A time as immich-stack writes it for a regex on a time key: UTC with nine fraction digits,
+ * cut down to a multiple of the delta.
+ *
+ * @param text The server's time text.
+ * @param deltaMs The criterion's delta; 0 for none.
+ * @returns The text, e.g. `2024-05-01T10:00:00.000000000Z`; "" for a time that does not parse.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { immichStackTime } from "./_extract.ts";
+ *
+ * assert.equal(immichStackTime("2024-05-01T10:00:00.750Z", 1000), "2024-05-01T10:00:00.000000000Z");
+ * assert.equal(immichStackTime("2024-05-01T12:00:00.5+02:00", 0), "2024-05-01T10:00:00.500000000Z");
+ * ```
+ */
+export function immichStackTime(text: string, deltaMs: number): string {
+  const time = parseTime(text);
+  if (Number.isNaN(time)) return "";
+  const cut = deltaMs > 0 ? Math.floor(time / deltaMs) * deltaMs : time;
+  return new Date(cut).toISOString().replace(/Z$/, "000000Z");
+}
+
 const DASH = 45;
 const PLUS = 43;
 const DOT = 46;

@@ -22,6 +22,10 @@ export const TEXT_KEYS = [
   "checksum",
   "ownerId",
   "duration",
+  "id",
+  // Immich sends these two only before v3; without them the criterion is left out.
+  "deviceId",
+  "deviceAssetId",
 ] as const;
 /** Boolean keys: a value (`true`/`false`) in the legacy and groups forms, a filter in expressions. */
 export const BOOLEAN_KEYS = [
@@ -84,6 +88,12 @@ export interface TimeCriterion {
   readonly key: TimeKey;
   /** Largest gap, in milliseconds, between neighbours of one group. */
   readonly deltaMs: number;
+  /**
+   * `regex.key` on a time key, as immich-stack applies it inside an expression: only assets
+   * whose time, written as immich-stack writes it (UTC, nine fraction digits, cut down to a
+   * multiple of the delta, e.g. `2024-05-01T10:00:00.000000000Z`), matches it take part.
+   */
+  readonly filter?: RegExp;
 }
 
 /** A boolean criterion. */
@@ -170,7 +180,9 @@ const rawCriterion = strict({
     const isText = (TEXT_KEYS as readonly string[]).includes(key);
     const isTime = (TIME_KEYS as readonly string[]).includes(key);
     if (split && !isText) problem(["split"], `split applies only to text keys, not ${key}`);
-    if (regex && !isText) problem(["regex"], `regex applies only to text keys, not ${key}`);
+    if (regex && !isText && !isTime) {
+      problem(["regex"], `regex applies only to text and time keys, not ${key}`);
+    }
     if (split && regex) problem(["regex"], "use either split or regex, not both");
     if (delta && !isTime) problem(["delta"], `delta applies only to time keys, not ${key}`);
     if (!regex) return;
@@ -383,7 +395,7 @@ export function criterionFields(criteria: Criteria): CriterionField[] {
   const fields = new Set<CriterionField>();
   for (const { criterion } of leaves(criteria.root)) {
     const key = criterion.key;
-    if (key !== "originalFileName" && key !== "localDateTime") fields.add(key);
+    if (key !== "originalFileName" && key !== "localDateTime" && key !== "id") fields.add(key);
   }
   return [...fields];
 }
@@ -434,7 +446,12 @@ function leaf(raw: RawCriterion, filterOnly: boolean, ids: { next: number }): Cr
 function toCriterion(raw: RawCriterion): Criterion {
   const key = raw.key;
   if ((TIME_KEYS as readonly string[]).includes(key)) {
-    return { kind: "time", key: key as TimeKey, deltaMs: raw.delta?.milliseconds ?? 0 };
+    return {
+      kind: "time",
+      key: key as TimeKey,
+      deltaMs: raw.delta?.milliseconds ?? 0,
+      ...(raw.regex && { filter: compilePattern(raw.regex.key) }),
+    };
   }
   if ((BOOLEAN_KEYS as readonly string[]).includes(key)) {
     return { kind: "boolean", key: key as BooleanKey };

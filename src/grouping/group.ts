@@ -17,7 +17,7 @@
 
 import type { Asset, Group, SkippedAsset } from "../model.ts";
 import { type Criteria, type CriteriaNode, leaves, type TimeKey } from "./criteria.ts";
-import { parseTime, textValue, type ValueFailure } from "./_extract.ts";
+import { immichStackTime, parseTime, textValue, type ValueFailure } from "./_extract.ts";
 
 /** Groups and the assets left out, both in a deterministic order. */
 export interface GroupingResult {
@@ -189,13 +189,23 @@ function evaluate(node: CriteriaNode, asset: Asset, ev: Evaluation): readonly To
   switch (node.kind) {
     case "leaf": {
       const c = node.criterion;
-      if (c.kind === "time") return ev.timeTokens[node.id];
+      if (c.kind === "time") {
+        if (c.filter !== undefined) {
+          const time = immichStackTime(asset[c.key] ?? "", c.deltaMs);
+          if (!c.filter.test(time)) {
+            return fail(ev, c.key, "excluded", `${c.filter} does not match ${time}`);
+          }
+        }
+        return ev.timeTokens[node.id];
+      }
       if (c.kind === "boolean") {
         const value = asset[c.key];
         if (value === undefined) return fail(ev, c.key, "missing-value", `${c.key} is missing`);
         if (!node.filterOnly) return [[{ leaf: node.id, value: String(value) }]];
         return value ? EMPTY_TOKEN : fail(ev, c.key, "excluded", `${c.key} is false`);
       }
+      // Before v3 Immich sends the device fields; without them the criterion is left out.
+      if (c.key.startsWith("device") && asset[c.key] === undefined) return EMPTY_TOKEN;
       const value = textValue(asset, c);
       if (typeof value === "string") return [[{ leaf: node.id, value }]];
       return fail(ev, c.key, value.reason, value.detail);

@@ -4,7 +4,8 @@
  * The order compares, first difference deciding:
  *
  * 1. `regex`: the value captured by a regex criterion's `promote_index`, by its position in
- *    `promote_keys` (assets without a listed value last);
+ *    `promote_keys` (assets without a listed value last); a group that took no part in the
+ *    match captures `""`, so `["", "edited"]` puts the photo without the edit suffix first;
  * 2. `filename`: position of the first PARENT_FILENAME_PROMOTE item the name matches
  *    (case-insensitive), then the numbers read by a `sequence` item;
  * 3. `biggest-number`: when `biggestNumber` is listed, the larger number after the last split
@@ -342,7 +343,10 @@ const TEXT_MATCH: SequenceMatch = { key: "", numbers: [] };
 function regexPlacement(asset: Asset, promotions: readonly CompiledRegex[]): Placement {
   let best = NO_MATCH;
   for (const promotion of promotions) {
-    const value = promotion.pattern.exec(asset[promotion.field] ?? "")?.[promotion.promoteIndex];
+    const match = promotion.pattern.exec(asset[promotion.field] ?? "");
+    // A group that took no part in the match reads as "", as in immich-stack (Go): so `""` in
+    // promote_keys ranks the photos without the optional part, such as unedited originals.
+    const value = match === null ? undefined : match[promotion.promoteIndex] ?? "";
     const rank = value === undefined ? undefined : promotion.ranks.get(value);
     if (rank !== undefined && rank < best.position) best = { position: rank, label: value! };
   }

@@ -1,5 +1,6 @@
 /**
- * Carries out a {@linkcode Plan} through a {@linkcode StackWriter}, one write at a time, and
+ * Carries out a {@linkcode Plan} through a {@linkcode StackWriter}, one write at a time or up
+ * to STACK_CONCURRENCY at once (`src/reconcile/lanes.ts` keeps the order that matters), and
  * records what became of each action. A failed action is logged with its stack and asset
  * context and the rest of the plan still runs, with three exceptions that keep hand-made stacks
  * safe (docs/safety.md):
@@ -16,7 +17,7 @@
  */
 
 import { getLogger, type Logger } from "@logtape/logtape";
-import { ApiError, PermanentError } from "../api/http.ts";
+import { ApiError, delay, PermanentError } from "../api/http.ts";
 import type {
   Action,
   CreateAction,
@@ -30,6 +31,7 @@ import type {
   Rollback,
   SkipCause,
 } from "../model.ts";
+import { Lanes, pacer } from "./lanes.ts";
 import { fileList, replaceDeletionMessage, unfetchedMessage, writeMessage } from "./render.ts";
 
 /** The stack writes a plan needs, and the one read that checks a lost answer; the Immich client implements it. */
@@ -68,6 +70,31 @@ export interface ApplyOptions {
    * thousand.
    */
   readonly afterAction?: () => void;
+  /**
+   * STACK_CONCURRENCY: how many writes may be in flight at once. Every deletion is still
+   * answered before any write that lists assets starts, no two writes in flight touch the same
+   * asset or stack, and actions that stand or fall together run one after the other.
+   *
+   * @default {1}
+   */
+  readonly concurrency?: number;
+  /**
+   * PREVENT_SELF_REKT: a pause before each write, in milliseconds, to spare a small server.
+   *
+   * @default {0}
+   */
+  readonly pauseMs?: number;
+  /**
+   * Waits out the pause; rejects when the signal aborts.
+   *
+   * @default {delay}
+   */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * How a user still gets back a stack a replace deleted when the run is stopped before it
+   * could put it back, e.g. `stacksync undo puts it back` when the writes are journaled.
+   */
+  readonly recovery?: string;
 }
 
 /**
@@ -190,12 +217,15 @@ class Run {
   readonly #stillStacked = new Map<string, string>();
   /** The 401 or 403 that ended the pass. */
   #denied: string | undefined;
+  /** PREVENT_SELF_REKT's pause, awaited before each write. */
+  readonly #pace: () => Promise<void>;
 
   constructor(plan: Plan, writer: StackWriter, options: ApplyOptions, logger: Logger) {
     this.#plan = plan;
     this.#writer = writer;
     this.#options = options;
     this.#logger = logger;
+    this.#pace = pacer({ ...options, sleep: options.sleep ?? delay });
     for (const action of plan.actions) {
       if (action.kind === "delete") {
         this.#previous.set(action.stackId, {
@@ -220,56 +250,98 @@ class Run {
     return this.#stopped ? "aborted" : undefined;
   }
 
-  /** First phase: every `delete` and every deletion of a `replace`, in plan order. */
+  /**
+   * First phase: every `delete` and every deletion of a `replace`, in plan order, up to
+   * `concurrency` at once; all of them answered before the second phase starts.
+   */
   async deletions(): Promise<void> {
+    const lanes = new Lanes(this.#options.concurrency ?? 1);
     for (const action of this.#plan.actions) {
       if (action.kind !== "delete" && action.kind !== "replace") continue;
       const stackIds = action.kind === "delete" ? [action.stackId] : action.deleteStackIds;
-      const halt = this.#halt();
-      if (halt !== undefined) {
-        this.outcomes.set(action, { action, status: "skipped", because: halt });
-        stackIds.forEach((id) => this.#keep(id));
-        continue;
-      }
-      if (action.kind === "replace") {
-        const unfetched = unfetchedMessage(action, { dryRun: false });
-        if (unfetched !== undefined) this.#logger.info(unfetched, properties(action));
-      }
-      for (const [i, stackId] of stackIds.entries()) {
-        const failure = await this.#deleteOne(action, stackId);
-        if (failure === undefined) continue;
-        this.outcomes.set(action, failure);
-        stackIds.slice(i).forEach((id) => this.#keep(id));
-        break;
-      }
-      this.#options.afterAction?.();
-      if (action.kind === "delete" && !this.outcomes.has(action)) {
-        this.outcomes.set(action, { action, status: "ok" });
-      }
+      await lanes.start(this.#keysOf([], stackIds), () => this.#deletion(action, stackIds));
+    }
+    await lanes.idle();
+  }
+
+  /** The deletions of one `delete` or `replace`, one after the other. */
+  async #deletion(action: DeleteAction | ReplaceAction, stackIds: readonly string[]) {
+    const halt = await this.#ready();
+    if (halt !== undefined) {
+      this.outcomes.set(action, { action, status: "skipped", because: halt });
+      stackIds.forEach((id) => this.#keep(id));
+      return;
+    }
+    if (action.kind === "replace") {
+      const unfetched = unfetchedMessage(action, { dryRun: false });
+      if (unfetched !== undefined) this.#logger.info(unfetched, properties(action));
+    }
+    for (const [i, stackId] of stackIds.entries()) {
+      if (i > 0) await this.#pace();
+      const failure = await this.#deleteOne(action, stackId);
+      if (failure === undefined) continue;
+      this.outcomes.set(action, failure);
+      stackIds.slice(i).forEach((id) => this.#keep(id));
+      break;
+    }
+    this.#options.afterAction?.();
+    if (action.kind === "delete" && !this.outcomes.has(action)) {
+      this.outcomes.set(action, { action, status: "ok" });
     }
   }
 
-  /** Second phase: replaces and reset creates by component, then updates, grows and creates. */
+  /**
+   * Second phase: replaces and reset creates by component, updates, grows and creates, in plan
+   * order, up to `concurrency` at once. A write waits for any earlier one that shares an asset
+   * or a stack with it, so it sees what that one left (a stack put back holds its assets).
+   */
   async listingWrites(): Promise<void> {
+    const lanes = new Lanes(this.#options.concurrency ?? 1);
     const components = componentsOf(this.#plan);
-    const done = new Set<Component>();
+    const started = new Set<Component>();
     for (const action of this.#plan.actions) {
       const component = components.get(action);
       if (component !== undefined) {
-        if (!done.has(component)) await this.#component(component);
-        done.add(component);
+        if (started.has(component)) continue;
+        started.add(component);
+        const assetIds = component.actions.flatMap((member) => member.assetIds);
+        await lanes.start(
+          this.#keysOf(assetIds, [...component.stackIds]),
+          () => this.#component(component),
+        );
         continue;
       }
-      if (this.outcomes.has(action) || action.kind === "delete" || action.kind === "replace") {
-        continue;
-      }
-      this.outcomes.set(action, await this.#single(action));
+      if (action.kind === "delete" || action.kind === "replace") continue;
+      const own = "stackId" in action ? [action.stackId] : [];
+      await lanes.start(this.#keysOf(action.assetIds, own), async () => {
+        if (!this.outcomes.has(action)) this.outcomes.set(action, await this.#single(action));
+      });
     }
+    await lanes.idle();
+  }
+
+  /**
+   * What a task may touch: the assets it lists, and each stack with every member it had (a
+   * stack deleted and put back lists them again).
+   */
+  #keysOf(assetIds: readonly string[], stackIds: readonly string[]): Set<string> {
+    const keys = new Set(assetIds.map((id) => `asset:${id}`));
+    for (const stackId of stackIds) {
+      keys.add(`stack:${stackId}`);
+      for (const id of this.#previous.get(stackId)?.assetIds ?? []) keys.add(`asset:${id}`);
+    }
+    return keys;
+  }
+
+  /** The pause before a write, then why nothing more may be sent, if so. */
+  async #ready(): Promise<SkipCause | undefined> {
+    await this.#pace();
+    return this.#halt();
   }
 
   /** An update, grow or new-group create. */
   async #single(action: Exclude<Action, DeleteAction | ReplaceAction>): Promise<Outcome> {
-    const halt = this.#halt();
+    const halt = await this.#ready();
     if (halt !== undefined) return { action, status: "skipped", because: halt };
     const own = "stackId" in action ? action.stackId : undefined;
     const blocker = action.assetIds
@@ -349,7 +421,7 @@ class Run {
     const created: { action: Dependent; id: string }[] = [];
     let told = false;
     for (const action of pending) {
-      const stop = this.#halt();
+      const stop = await this.#ready();
       if (stop !== undefined) {
         // The signal came between two creates of one component: leave the rest to the next
         // run rather than send more writes after it.
@@ -432,6 +504,7 @@ class Run {
     const lost: LostStack[] = [];
     const survivors: string[] = [];
     for (const id of created) {
+      await this.#pace();
       try {
         await this.#writer.deleteStack(id);
         this.#logger.info(`Deleted stack ${id} again: its replace could not finish`, {
@@ -452,12 +525,7 @@ class Run {
       const listed = previous.assetIds.filter((assetId) => !trashed.has(assetId));
       const lose = (error: string) => {
         lost.push({ from: id, assetIds: previous.assetIds, error });
-        this.#logger.error(`Could not put back stack ${id}: ${error}`, {
-          stackID: id,
-          assetID: previous.primaryAssetId,
-          assets: previous.assetIds.length,
-          members: previous.assetIds,
-        });
+        this.#logLost(id, error);
       };
       if (this.#denied !== undefined) {
         lose(this.#denied);
@@ -476,6 +544,7 @@ class Run {
         lose("fewer than 2 of its members are outside the trash, and no create can list those");
         continue;
       }
+      await this.#pace();
       const result = await this.#create(undefined, listed);
       if (!result.done) {
         lose(result.error);
@@ -495,15 +564,26 @@ class Run {
 
   /** Logs the deleted stacks of a component that cannot be put back, members included. */
   #reportLost(deleted: readonly string[], why: string): void {
-    for (const id of deleted) {
-      const previous = this.#previous.get(id)!;
-      this.#logger.error(`Could not put back stack ${id}: ${why}`, {
-        stackID: id,
-        assetID: previous.primaryAssetId,
-        assets: previous.assetIds.length,
-        members: previous.assetIds,
-      });
-    }
+    for (const id of deleted) this.#logLost(id, why);
+  }
+
+  /**
+   * Logs a deleted stack that is not put back, with its members. When the run was stopped,
+   * the write was cut off rather than refused: say so, and how the stack still comes back.
+   */
+  #logLost(id: string, why: string): void {
+    const previous = this.#previous.get(id)!;
+    const recovery = this.#options.recovery;
+    const message = this.#stopped
+      ? `Could not put back stack ${id}: the run was stopped first` +
+        (recovery === undefined ? "" : `; ${recovery}`) + ` (${why})`
+      : `Could not put back stack ${id}: ${why}`;
+    this.#logger.error(message, {
+      stackID: id,
+      assetID: previous.primaryAssetId,
+      assets: previous.assetIds.length,
+      members: previous.assetIds,
+    });
   }
 
   /**

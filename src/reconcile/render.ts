@@ -160,6 +160,27 @@ export function fileList(labels: readonly AssetLabel[], max = 5): string {
   return new NameList(max).group(labels);
 }
 
+/**
+ * File names, none marked as the parent, cut after `max`: for photos that are no group (those
+ * a move to the trash takes).
+ *
+ * @param labels The assets.
+ * @param max How many names to show.
+ * @returns The names, e.g. `a.dng, b.jpg, and 3 more`.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { nameList } from "./render.ts";
+ *
+ * const labels = ["a.dng", "b.jpg", "c.jpg"].map((name) => ({ id: name, originalFileName: name }));
+ * assert.equal(nameList(labels, 2), "a.dng, b.jpg, and 1 more");
+ * ```
+ */
+export function nameList(labels: readonly AssetLabel[], max = 5): string {
+  return new NameList(max).plain(labels);
+}
+
 /** Options for {@linkcode renderPlan}. */
 export interface RenderPlanOptions {
   /**

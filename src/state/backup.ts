@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from "zod";
+import { stackSchemaOf } from "../stack_schema.ts";
 import type { RecordedStack } from "./journal.ts";
 import { writeAll } from "../log.ts";
 
@@ -33,13 +34,7 @@ export interface Backup {
 }
 
 const assetSchema = z.object({ id: z.string(), originalFileName: z.string().optional() });
-const stackSchema = z.object({
-  id: z.string(),
-  primaryAssetId: z.string(),
-  assets: z.array(assetSchema).min(1),
-}).refine((stack) => stack.assets[0].id === stack.primaryAssetId, {
-  message: "the first asset of a stack must be its primary",
-});
+const stackSchema = stackSchemaOf(assetSchema);
 const backupSchema = z.object({
   format: z.literal(BACKUP_FORMAT),
   version: z.number(),

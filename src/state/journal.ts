@@ -17,6 +17,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import type { Stack } from "../model.ts";
 import type { StackWriter } from "../reconcile/apply.ts";
+import type { TrashWriter } from "../trash/apply.ts";
 import { writeAll } from "../log.ts";
 import { readLines, replaceFile } from "./_files.ts";
 
@@ -45,7 +46,7 @@ export class EmptyJournalError extends SyntaxError {
 }
 
 /** The commands that write a journal. */
-export type JournalCommand = "run" | "undo" | "restore";
+export type JournalCommand = "run" | "undo" | "restore" | "fix-trash" | "apply";
 
 /** What a journal is about: its first record. */
 export interface JournalHeader {
@@ -84,7 +85,11 @@ export interface RecordedStack {
 export type WriteIntent =
   | { readonly op: "create"; readonly assetIds: readonly string[] }
   | { readonly op: "update-primary"; readonly stackId: string; readonly primaryAssetId: string }
-  | { readonly op: "delete"; readonly stackId: string };
+  | { readonly op: "delete"; readonly stackId: string }
+  /** Photos moved to the trash (`DELETE /assets`, never for good). */
+  | { readonly op: "trash"; readonly assetIds: readonly string[] }
+  /** Photos brought back out of the trash. */
+  | { readonly op: "restore"; readonly assetIds: readonly string[] };
 
 /**
  * What became of a write: `done` with the stack the server answered (none for a delete),
@@ -109,6 +114,9 @@ export interface JournalCounts {
   readonly created: number;
   readonly updated: number;
   readonly deleted: number;
+  /** Photos moved to the trash, and brought back out of it, by writes done. */
+  readonly trashed: number;
+  readonly restored: number;
   /** Writes that failed. */
   readonly failed: number;
   /** Writes whose outcome is unknown. */
@@ -162,7 +170,7 @@ const resultSchema = z.object({
 });
 const headerFields = {
   run: z.string(),
-  command: z.enum(["run", "undo", "restore"]),
+  command: z.enum(["run", "undo", "restore", "fix-trash", "apply"]),
   undoes: z.string().optional(),
   startedAt: z.string(),
   server: z.string(),
@@ -173,6 +181,9 @@ const countsSchema = z.object({
   created: z.number(),
   updated: z.number(),
   deleted: z.number(),
+  // Summaries written before fix-trash existed have neither.
+  trashed: z.number().default(0),
+  restored: z.number().default(0),
   failed: z.number(),
   unknown: z.number(),
   changedSince: z.number(),
@@ -217,6 +228,18 @@ const intentSchema = z.discriminatedUnion("op", [
     op: z.literal("delete"),
     stackId: z.string(),
   }),
+  z.object({
+    type: z.literal("intent"),
+    seq: z.number(),
+    op: z.literal("trash"),
+    assetIds: z.array(z.string()),
+  }),
+  z.object({
+    type: z.literal("intent"),
+    seq: z.number(),
+    op: z.literal("restore"),
+    assetIds: z.array(z.string()),
+  }),
 ]);
 const summarySchema = z.object({
   format: z.literal("stacksync-run"),
@@ -225,6 +248,38 @@ const summarySchema = z.object({
   finishedAt: z.string().optional(),
   counts: countsSchema,
 });
+
+/** The counts of writes before any. */
+const NO_WRITES = {
+  created: 0,
+  updated: 0,
+  deleted: 0,
+  trashed: 0,
+  restored: 0,
+  failed: 0,
+  unknown: 0,
+};
+
+/** Counts one write done: a stack write once, a move to or from the trash by its photos. */
+function countDone(counts: typeof NO_WRITES, intent: WriteIntent): void {
+  switch (intent.op) {
+    case "create":
+      counts.created++;
+      break;
+    case "update-primary":
+      counts.updated++;
+      break;
+    case "delete":
+      counts.deleted++;
+      break;
+    case "trash":
+      counts.trashed += intent.assetIds.length;
+      break;
+    case "restore":
+      counts.restored += intent.assetIds.length;
+      break;
+  }
+}
 
 /** The name of a summary file's format. */
 const SUMMARY_FORMAT = "stacksync-run";
@@ -273,8 +328,8 @@ export class UserJournal {
   #seq = 0;
   #lastSync = 0;
   #closed = false;
-  readonly #intents = new Map<number, WriteIntent["op"]>();
-  readonly #counts = { created: 0, updated: 0, deleted: 0, failed: 0, unknown: 0 };
+  readonly #intents = new Map<number, WriteIntent>();
+  readonly #counts = { ...NO_WRITES };
 
   /**
    * @param options The file, the header and the compression step.
@@ -323,7 +378,7 @@ export class UserJournal {
   intent(intent: WriteIntent): number {
     this.open();
     const seq = ++this.#seq;
-    this.#intents.set(seq, intent.op);
+    this.#intents.set(seq, intent);
     this.#record({ type: "intent", seq, ...intent });
     return seq;
   }
@@ -334,11 +389,9 @@ export class UserJournal {
    * @throws {JournalError} When it cannot be recorded.
    */
   done(seq: number, stack?: Stack): void {
-    const op = this.#intents.get(seq);
+    const intent = this.#intents.get(seq);
     this.#intents.delete(seq);
-    if (op === "create") this.#counts.created++;
-    else if (op === "update-primary") this.#counts.updated++;
-    else this.#counts.deleted++;
+    if (intent !== undefined) countDone(this.#counts, intent);
     const result = stack === undefined
       ? {}
       : { stack: { id: stack.id, primaryAssetId: stack.primaryAssetId, assetIds: stack.assetIds } };
@@ -481,8 +534,11 @@ export function recordStack(
   };
 }
 
-/** The writes a {@linkcode StackWriter} journals, with the stacks the server answers. */
-export interface AnsweringStackWriter {
+/**
+ * The writes a {@linkcode StackWriter} and a {@linkcode TrashWriter} journal, with the stacks
+ * the server answers.
+ */
+export interface AnsweringStackWriter extends TrashWriter {
   createStack(assetIds: readonly string[]): Promise<Stack>;
   updateStackPrimary(stackId: string, primaryAssetId: string): Promise<Stack>;
   deleteStack(stackId: string): Promise<void>;
@@ -529,6 +585,8 @@ export interface JournalWritesOptions {
  *   updateStackPrimary: () => Promise.reject(new Error("unused")),
  *   deleteStack: () => Promise.resolve(),
  *   stackWithPrimary: () => Promise.resolve(undefined),
+ *   trashAssets: () => Promise.resolve(),
+ *   restoreAssets: () => Promise.resolve(),
  * }, journal);
  * assert.equal((await writer.createStack(["a", "b"])).id, "s1");
  * await journal.close();
@@ -543,7 +601,7 @@ export function journalWrites(
   writer: AnsweringStackWriter,
   journal: UserJournal,
   options: JournalWritesOptions = {},
-): StackWriter {
+): StackWriter & TrashWriter {
   let failed = false;
   const record = (step: () => void) => {
     try {
@@ -586,6 +644,10 @@ export function journalWrites(
       send({ op: "delete", stackId }, () => writer.deleteStack(stackId), () => undefined),
     // A read: nothing to record.
     stackWithPrimary: (assetId) => writer.stackWithPrimary(assetId),
+    trashAssets: (assetIds) =>
+      send({ op: "trash", assetIds }, () => writer.trashAssets(assetIds), () => undefined),
+    restoreAssets: (assetIds) =>
+      send({ op: "restore", assetIds }, () => writer.restoreAssets(assetIds), () => undefined),
   };
 }
 
@@ -714,13 +776,11 @@ export async function readJournal(path: string): Promise<JournalContents> {
     intent,
     outcome: outcomes.get(seq) ?? { status: "unknown" },
   }));
-  const counts = { created: 0, updated: 0, deleted: 0, failed: 0, unknown: 0 };
+  const counts = { ...NO_WRITES };
   for (const { intent, outcome } of writes) {
     if (outcome.status === "failed") counts.failed++;
     else if (outcome.status === "unknown") counts.unknown++;
-    else if (intent.op === "create") counts.created++;
-    else if (intent.op === "update-primary") counts.updated++;
-    else counts.deleted++;
+    else countDone(counts, intent);
   }
   return {
     header,

@@ -39,7 +39,10 @@ function complete(summary: JournalSummary): boolean {
  * import assert from "node:assert/strict";
  * import { undoneStatus } from "./history.ts";
  *
- * const counts = { created: 1, updated: 0, deleted: 0, failed: 0, unknown: 0, changedSince: 0, notDone: 0 };
+ * const counts = {
+ *   created: 1, updated: 0, deleted: 0, trashed: 0, restored: 0, failed: 0, unknown: 0,
+ *   changedSince: 0, notDone: 0,
+ * };
  * const base = { startedAt: "", finishedAt: "x", server: "s", user: { id: "u", name: "Ada" }, stacksync: "1", counts };
  * const run = { ...base, run: "r1", command: "run" } as const;
  * const undo = { ...base, run: "r2", command: "undo", undoes: "r1" } as const;

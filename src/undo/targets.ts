@@ -133,6 +133,10 @@ class Replay {
     const { intent, outcome } = write;
     const answer = outcome.status === "done" ? outcome.stack : undefined;
     switch (intent.op) {
+      // Immich keeps a trashed photo in its stack: the trash changes no stack.
+      case "trash":
+      case "restore":
+        return undefined;
       case "delete": {
         const stack = this.#byId.get(intent.stackId);
         return stack === undefined ? undefined : { removed: [stack], added: [] };
@@ -317,4 +321,51 @@ export function undoTargets(input: UndoInput): UndoTargets {
     changedSince,
     leftOut: new Map([...leftOut].filter(([id]) => targeted.has(id))),
   };
+}
+
+/** A move an undo makes to put back what a run did to the trash. */
+export interface TrashMove {
+  /** `restore` what the run moved to the trash; `trash` again what it restored. */
+  readonly kind: "restore" | "trash";
+  /** The photos, as the run's write listed them. */
+  readonly assetIds: readonly string[];
+}
+
+/**
+ * The moves that put back what a run did to the trash: each photo goes back to where it was
+ * before the run's first move of it, in moves grouped as the run's writes were. A write that
+ * failed or whose outcome is unknown counts too: moving a photo where it already is changes
+ * nothing, and the caller leaves out the photos that are no longer where the run left them.
+ *
+ * @param writes The run's writes, in order.
+ * @returns The moves, in the order of the run's writes.
+ *
+ * @example A photo the run moved to the trash comes back
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { trashMoves } from "./targets.ts";
+ *
+ * const moves = trashMoves([
+ *   { seq: 1, intent: { op: "trash", assetIds: ["a", "b"] }, outcome: { status: "done" } },
+ *   { seq: 2, intent: { op: "delete", stackId: "s" }, outcome: { status: "done" } },
+ * ]);
+ * assert.deepEqual(moves, [{ kind: "restore", assetIds: ["a", "b"] }]);
+ * ```
+ */
+export function trashMoves(writes: readonly RecordedWrite[]): TrashMove[] {
+  const first = new Map<string, "trash" | "restore">();
+  for (const { intent } of writes) {
+    if (intent.op !== "trash" && intent.op !== "restore") continue;
+    for (const id of intent.assetIds) if (!first.has(id)) first.set(id, intent.op);
+  }
+  const moves: TrashMove[] = [];
+  const placed = new Set<string>();
+  for (const { intent } of writes) {
+    if (intent.op !== "trash" && intent.op !== "restore") continue;
+    const kind = intent.op === "trash" ? "restore" : "trash";
+    const assetIds = intent.assetIds.filter((id) => !placed.has(id) && first.get(id) === intent.op);
+    for (const id of assetIds) placed.add(id);
+    if (assetIds.length > 0) moves.push({ kind, assetIds });
+  }
+  return moves;
 }

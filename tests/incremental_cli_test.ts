@@ -1,0 +1,163 @@
+/**
+ * Which kind of pass the real CLI runs, as a subprocess against the Immich test server: a pass
+ * killed with SIGKILL while it writes, a pass whose write failed, and a changed CRITERIA each make
+ * the next pass full and say why; a clean pass makes the next one incremental; and cron mode
+ * passes incrementally after its first pass, stacking what was uploaded in between.
+ */
+import assert from "node:assert/strict";
+import { type CliResult, runCli, spawnCli } from "./_cli.ts";
+import { type ImmichServer, startImmichServer } from "./immich_server.ts";
+
+/** A JSON log line. */
+type Line = Record<string, unknown> & { readonly msg: string };
+
+function lines(stdout: string): Line[] {
+  return stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
+}
+
+/** The "… pass" line of a run: `full: <why>` or `incremental`. */
+function passOf(result: CliResult): string {
+  const found = lines(result.stdout).filter((line) => line.pass !== undefined);
+  assert.equal(found.length, 1, result.stdout + result.stderr);
+  const [line] = found;
+  return line.pass === "full" ? `full: ${line.why}` : String(line.pass);
+}
+
+/** A folder for STATE_DIR that the test removes. */
+async function tempState(): Promise<{ path: string } & AsyncDisposable> {
+  const path = await Deno.makeTempDir({ prefix: "stacksync_incremental_test_" });
+  return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
+}
+
+/** Adds `count` RAW+JPEG pairs taken a minute apart from `first`. */
+function addPairs(server: ImmichServer, userId: string, first: number, count: number): void {
+  const start = Date.parse("2024-05-01T10:00:00.000Z");
+  for (let g = first; g < first + count; g++) {
+    const localDateTime = new Date(start + g * 60_000).toISOString();
+    for (const ext of [".jpg", ".dng"]) {
+      server.addAsset(userId, { originalFileName: `IMG_${1000 + g}${ext}`, localDateTime });
+    }
+  }
+}
+
+/** Runs the CLI once with JSON logs and removes its working folder. */
+async function cli(env: Readonly<Record<string, string>>): Promise<CliResult> {
+  const result = await runCli({ env: { LOG_FORMAT: "json", ...env } });
+  await Deno.remove(result.cwd, { recursive: true });
+  return result;
+}
+
+Deno.test("main.ts runs a full pass after a killed pass, a failed write or a changed CRITERIA, and an incremental one after a clean pass", async () => {
+  await using server = await startImmichServer();
+  await using state = await tempState();
+  const user = server.addUser({ name: "Ada" });
+  const env = {
+    API_URL: server.url,
+    API_KEY: server.addKey(user.id),
+    STATE_DIR: state.path,
+  };
+  addPairs(server, user.id, 0, 10);
+  const passes: string[] = [];
+  const run = async (extra: Record<string, string> = {}) => {
+    const result = await cli({ ...env, ...extra });
+    passes.push(passOf(result));
+    return result;
+  };
+
+  // No cache, then a clean pass: the next reads only what changed, and stacks the new pairs.
+  assert.equal((await run()).code, 0);
+  server.advanceClock(3_600_000);
+  addPairs(server, user.id, 10, 2);
+  assert.equal((await run()).code, 0);
+  assert.equal(server.stacks(user.id).length, 12);
+
+  // Killed while its writes are slow, after the first one was answered.
+  addPairs(server, user.id, 20, 40);
+  server.setFaults({ routeLatencyMs: { "POST /stacks": 20 } });
+  const killed = await spawnCli({ env: { LOG_FORMAT: "json", ...env } });
+  for (let line = await killed.nextLine(); line !== undefined; line = await killed.nextLine()) {
+    if ((JSON.parse(line) as Line).msg.startsWith("Success! Stack created")) break;
+  }
+  killed.process.kill("SIGKILL");
+  const status = await killed.process.status;
+  await killed.process.stdout.cancel().catch(() => {});
+  await killed.process.stderr.cancel();
+  await Deno.remove(killed.cwd, { recursive: true });
+  assert.equal(status.signal, "SIGKILL", "the pass ended before the kill");
+  passes.push(passOf({ stdout: killed.lines.join("\n"), stderr: "", code: 0, cwd: "" }));
+  server.setFaults({});
+  assert.ok(server.stacks(user.id).length < 52, "the kill came before the pass's end");
+  assert.equal((await run()).code, 0);
+  assert.equal(server.stacks(user.id).length, 52);
+  assert.equal((await run()).code, 0);
+
+  // A write that fails for good (a 400 is not retried): exit 1, and the next pass is full.
+  addPairs(server, user.id, 70, 2);
+  server.setFaults({ routes: { "POST /stacks": { status: 400, times: 1 } } });
+  assert.equal((await run()).code, 1);
+  server.setFaults({});
+  assert.equal((await run()).code, 0);
+  assert.equal(server.stacks(user.id).length, 54);
+
+  // Another CRITERIA: a cache of other settings is no cache for these.
+  const criteria = JSON.stringify([
+    { key: "originalFileName", split: { delimiters: ["."], index: 0 } },
+    { key: "localDateTime", delta: { milliseconds: 1000 } },
+  ]);
+  assert.equal((await run({ CRITERIA: criteria })).code, 0);
+  assert.equal((await run({ CRITERIA: criteria })).code, 0);
+
+  assert.deepEqual(passes, [
+    "full: no cache yet for this server, user and settings",
+    "incremental",
+    "incremental",
+    "full: the last pass did not finish cleanly: it stopped before its end (killed, or a user " +
+    "was skipped)",
+    "incremental",
+    "incremental",
+    "full: the last pass did not finish cleanly: 1 action failed",
+    "full: CRITERIA changed since the last pass",
+    "incremental",
+  ]);
+});
+
+Deno.test("main.ts in cron mode passes fully first, then incrementally, and stacks what was uploaded in between", async () => {
+  await using server = await startImmichServer();
+  await using state = await tempState();
+  const user = server.addUser({ name: "Ada" });
+  addPairs(server, user.id, 0, 5);
+  // A JPEG with a RAW of another name, taken at the same time: a pair once the RAW is renamed.
+  const { localDateTime } = server.addAsset(user.id, { originalFileName: "IMG_2000.jpg" });
+  const renamed = server.addAsset(user.id, { originalFileName: "DSC_2000.dng", localDateTime });
+  const cron = await spawnCli({
+    env: {
+      LOG_FORMAT: "json",
+      API_URL: server.url,
+      API_KEY: server.addKey(user.id),
+      STATE_DIR: state.path,
+      RUN_MODE: "cron",
+      CRON_INTERVAL: "1",
+    },
+  });
+  const kinds: string[] = [];
+  const stacks: number[] = [];
+  for (let line = await cron.nextLine(); line !== undefined; line = await cron.nextLine()) {
+    const parsed = JSON.parse(line) as Line;
+    if (parsed.pass !== undefined) kinds.push(String(parsed.pass));
+    if (!parsed.msg.startsWith("Next pass in ")) continue;
+    stacks.push(server.stacks(user.id).length);
+    // Between the passes: a pair uploaded after the first, a RAW renamed into a pair after the
+    // second; the third pass ends it.
+    if (kinds.length === 1) addPairs(server, user.id, 5, 1);
+    if (kinds.length === 2) server.updateAsset(renamed.id, { originalFileName: "IMG_2000.dng" });
+    if (kinds.length === 3) break;
+  }
+  cron.process.kill("SIGTERM");
+  const status = await cron.process.status;
+  await cron.process.stdout.cancel().catch(() => {});
+  await cron.process.stderr.cancel();
+  await Deno.remove(cron.cwd, { recursive: true });
+  assert.equal(status.code, 0);
+  assert.deepEqual(kinds, ["full", "incremental", "incremental"]);
+  assert.deepEqual(stacks, [5, 6, 7]);
+});
