@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { COMMANDS, loadSettings, SETTINGS, UNSUPPORTED_SETTINGS } from "../src/config.ts";
-import { REQUIRED_PERMISSIONS } from "../src/api/immich.ts";
+import { REQUIRED_PERMISSIONS, STATISTICS_PERMISSION } from "../src/api/immich.ts";
 import { THUMBNAIL_PERMISSION } from "../src/review/thumbnails.ts";
 import { runPass } from "../src/run.ts";
 import { PERMISSION_FLAGS, RUN_FLAGS, V8_FLAGS } from "../scripts/compile.ts";
@@ -164,8 +164,9 @@ Deno.test("README recipes make exactly the stacks their tables show", async (t) 
 Deno.test("README asks for exactly the key permissions a run and a dry run check", async () => {
   const rows = [...section("Create an API key").matchAll(/^\| `([a-z]+\.[a-z]+)` +\|/gm)];
   const listed = rows.map(([, permission]) => permission);
-  // The pictures of the review page need one more, which no check asks for.
-  assert.deepEqual(listed, [...REQUIRED_PERMISSIONS, THUMBNAIL_PERMISSION]);
+  // The pictures of the review page and incremental passes need two more, which no check asks
+  // for.
+  assert.deepEqual(listed, [...REQUIRED_PERMISSIONS, THUMBNAIL_PERMISSION, STATISTICS_PERMISSION]);
   assert.match(
     section("Create an API key"),
     /A key for dry runs only needs the first three, and so does `plan`\./,
