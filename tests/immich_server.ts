@@ -1561,12 +1561,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       segments: ["search", "metadata"],
       permission: "asset.read",
       handle: (ctx) => {
-        const body = validate(searchBody(version.legacyErrors), ctx.body);
-        for (const albumId of body.albumIds ?? []) {
-          if (!albumReadable(ctx.user.id, albumId)) {
-            throw new ApiError(400, "Not found or no album.read access");
-          }
-        }
+        const body = searchRequest(ctx.user.id, ctx.body);
         const page = body.page ?? 1;
         const size = body.size ?? 250;
         const found = searchAssets(ctx.user.id, toFilter(body));
@@ -1603,12 +1598,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       segments: ["search", "statistics"],
       permission: "asset.statistics",
       handle: (ctx) => {
-        const body = validate(searchBody(version.legacyErrors), ctx.body);
-        for (const albumId of body.albumIds ?? []) {
-          if (!albumReadable(ctx.user.id, albumId)) {
-            throw new ApiError(400, "Not found or no album.read access");
-          }
-        }
+        const body = searchRequest(ctx.user.id, ctx.body);
         // StatisticsSearchDto has no withDeleted or withStacked: only a trash date counts
         // trashed assets.
         const filter = toFilter({ ...body, withDeleted: undefined, withStacked: undefined });
@@ -1818,6 +1808,17 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       throw new ApiError(400, "Not found or no asset.delete access");
     }
     return owned as AssetRec[];
+  }
+
+  /** A search's body, validated, with every album it names readable by the user. */
+  function searchRequest(userId: string, input: unknown) {
+    const body = validate(searchBody(version.legacyErrors), input);
+    for (const albumId of body.albumIds ?? []) {
+      if (!albumReadable(userId, albumId)) {
+        throw new ApiError(400, "Not found or no album.read access");
+      }
+    }
+    return body;
   }
 
   function readableOwner(userId: string, ownerId: string): boolean {

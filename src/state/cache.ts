@@ -488,17 +488,8 @@ async function scanBody(
   const file = await Deno.open(path, { read: true });
   try {
     const lines = bodyLines(path, line);
-    let buffer = new Uint8Array(1 << 20);
-    let kept = 0;
-    for (;;) {
-      if (kept === buffer.length) {
-        const bigger = new Uint8Array(buffer.length * 2);
-        bigger.set(buffer);
-        buffer = bigger;
-      }
-      const read = await file.read(buffer.subarray(kept));
-      if (read === null) break;
-      kept = lines.feed(buffer, kept + read);
+    for (let read: number | null = 0; read !== null; read = await file.read(lines.space())) {
+      lines.filled(read);
     }
     lines.end();
   } finally {
@@ -514,17 +505,8 @@ function scanBodySync(
   const file = Deno.openSync(path, { read: true });
   try {
     const lines = bodyLines(path, line);
-    let buffer = new Uint8Array(1 << 20);
-    let kept = 0;
-    for (;;) {
-      if (kept === buffer.length) {
-        const bigger = new Uint8Array(buffer.length * 2);
-        bigger.set(buffer);
-        buffer = bigger;
-      }
-      const read = file.readSync(buffer.subarray(kept));
-      if (read === null) break;
-      kept = lines.feed(buffer, kept + read);
+    for (let read: number | null = 0; read !== null; read = file.readSync(lines.space())) {
+      lines.filled(read);
     }
     lines.end();
   } finally {
@@ -532,42 +514,60 @@ function scanBodySync(
   }
 }
 
-/** Splits chunks into lines and tracks sections; shared by both scans. */
+/**
+ * Splits chunks into lines and tracks sections; shared by both scans, which read into
+ * `space()` and pass the count to `filled()`.
+ */
 function bodyLines(
   path: string,
   line: (section: Section, index: number, bytes: Uint8Array) => void,
 ) {
   const broken = (what: string) => new SyntaxError(`Cannot read the cache ${path}: ${what}`);
+  let buffer = new Uint8Array(1 << 20);
+  let kept = 0;
   let first = true;
   let section: Section | undefined;
   let index = 0;
   let ended = false;
-  return {
-    /** Handles the complete lines of `buffer[0, length)`, moves the rest to the front. */
-    feed(buffer: Uint8Array, length: number): number {
-      let start = 0;
-      for (;;) {
-        const at = buffer.subarray(start, length).indexOf(NEWLINE);
-        if (at < 0) break;
-        const bytes = buffer.subarray(start, start + at);
-        start += at + 1;
-        if (ended) continue;
-        if (first) {
-          if (decoder.decode(bytes) !== BODY_MAGIC) throw broken("it is not a cache body");
-          first = false;
-        } else if (bytes[0] === 0x23 /* # */ && bytes.indexOf(TAB) < 0) {
-          const name = decoder.decode(bytes) as Section;
-          if (!SECTIONS.includes(name)) throw broken(`unknown section ${name}`);
-          section = name;
-          index = 0;
-          ended = name === "#end";
-        } else {
-          if (section === undefined) throw broken("a line comes before any section");
-          line(section, index++, bytes);
-        }
+  /** Handles the complete lines of `buffer[0, length)`, moves the rest to the front. */
+  const feed = (length: number): number => {
+    let start = 0;
+    for (;;) {
+      const at = buffer.subarray(start, length).indexOf(NEWLINE);
+      if (at < 0) break;
+      const bytes = buffer.subarray(start, start + at);
+      start += at + 1;
+      if (ended) continue;
+      if (first) {
+        if (decoder.decode(bytes) !== BODY_MAGIC) throw broken("it is not a cache body");
+        first = false;
+      } else if (bytes[0] === 0x23 /* # */ && bytes.indexOf(TAB) < 0) {
+        const name = decoder.decode(bytes) as Section;
+        if (!SECTIONS.includes(name)) throw broken(`unknown section ${name}`);
+        section = name;
+        index = 0;
+        ended = name === "#end";
+      } else {
+        if (section === undefined) throw broken("a line comes before any section");
+        line(section, index++, bytes);
       }
-      buffer.copyWithin(0, start, length);
-      return length - start;
+    }
+    buffer.copyWithin(0, start, length);
+    return length - start;
+  };
+  return {
+    /** Where the next read goes: after the part line kept, the buffer grown when it is full. */
+    space(): Uint8Array {
+      if (kept === buffer.length) {
+        const bigger = new Uint8Array(buffer.length * 2);
+        bigger.set(buffer);
+        buffer = bigger;
+      }
+      return buffer.subarray(kept);
+    },
+    /** Takes in `count` bytes read into {@linkcode space}. */
+    filled(count: number): void {
+      kept = feed(kept + count);
     },
     end(): void {
       if (!ended) throw broken("it ends early");
