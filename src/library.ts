@@ -133,6 +133,24 @@ export interface PassCache {
   finish(end: PassEnd): Promise<void>;
 }
 
+/**
+ * A cache recorder whose pass counts as unfinished whatever its end: for a pass that leaves
+ * planned actions undone on purpose (apply carries out only its file's). The next incremental
+ * pass keeps the last plan outside what changed, trusting that all of it was carried out, so it
+ * must be full instead.
+ *
+ * @param cache The pass's recorder.
+ * @param why What the next pass's `Full pass: …` line says.
+ * @returns The recorder.
+ */
+export function leavingUndone(cache: PassCache, why: string): PassCache {
+  return {
+    writes: (writer) => cache.writes(writer),
+    planned: (entries) => cache.planned(entries),
+    finish: (end) => cache.finish({ ...end, unfinished: end.unfinished ?? why }),
+  };
+}
+
 /** A writer whose creates and updates answer with the members' `updatedAt` (the Immich client). */
 export interface AnsweringWriter extends AnsweringStackWriter {
   createStack(assetIds: readonly string[]): Promise<AnsweredStack>;

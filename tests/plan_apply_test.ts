@@ -451,6 +451,15 @@ Deno.test("main() apply of an approved plan sends only its actions, and undo put
     const undone = await run(["undo"]);
     assert.equal(undone.code, 0, undone.stdout);
     assert.deepEqual(stacksOf(library), before);
+
+    // The apply left 3 of a run's actions undone: a run after it reads everything, as its
+    // incremental pass would keep the last plan where nothing changed.
+    const after = await run([], EVERY_KIND);
+    assert.equal(after.code, 0, after.stdout);
+    assert.deepEqual(
+      after.lines.filter((line) => line.pass !== undefined).map((line) => line.msg),
+      ["Full pass: the last pass did not finish cleanly: stacksync apply left 3 of the actions undone"],
+    );
   } finally {
     await library.server.close();
   }

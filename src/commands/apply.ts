@@ -21,7 +21,7 @@ import { planUser } from "../plan_file/build.ts";
 import { parsePlanFile, type PlanFile, type PlanUser } from "../plan_file/format.ts";
 import { type Approval, approve } from "../plan_file/match.ts";
 import { describeAction } from "../plan_file/words.ts";
-import type { ReadingOptions } from "../library.ts";
+import { leavingUndone, type ReadingOptions } from "../library.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
 import { readingOf, warnAboutCache } from "./run.ts";
 import {
@@ -173,11 +173,16 @@ function applyWork(
       };
       const approval = approve(approved.user, fresh);
       logApproval(approval, approved.user, path, log);
+      // Actions a run would carry out and the file leaves out stay undone: the next run is full.
+      const left = prepared.plan.actions.length - approval.apply.length;
+      const cache = prepared.cache === undefined || left === 0
+        ? prepared.cache
+        : leavingUndone(prepared.cache, `stacksync apply left ${left} of the actions undone`);
       return {
         plan: { ...prepared.plan, actions: approval.apply },
         skippedAssets: prepared.skippedAssets,
         stacks: prepared.stacks,
-        ...(prepared.cache === undefined ? {} : { cache: prepared.cache }),
+        ...(cache === undefined ? {} : { cache }),
         report: (outcomes, userLog) => {
           logCounts(
             approval,
