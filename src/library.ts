@@ -706,6 +706,8 @@ async function incrementalRead(
   } catch (error) {
     return `the cache cannot be read: ${error instanceof Error ? error.message : error}`;
   }
+  // Reading the cache leaves tens of megabytes of garbage behind, as each step below does.
+  releaseMemory();
   const { library } = read;
   const written = applyWrites(library, read.writes);
   const merged = mergeChanges(library, changes, header.watermark);
@@ -750,6 +752,7 @@ async function incrementalRead(
     new Set([...region.rows].filter((row) => !merged.rows.has(row))),
     region.groups,
   );
+  releaseMemory();
   const contents = read2.rows;
   for (const [row, data] of merged.rows) contents.set(row, data);
   const started2 = performance.now();
@@ -838,6 +841,7 @@ async function incrementalRead(
     droppedGroups,
     newGroups,
   });
+  releaseMemory();
   for (const group of newGroups) library.groups.push(group.rows);
   const cache = new CacheRecorder(reading, {
     generation,
