@@ -905,25 +905,23 @@ export function* stackRecords(
 
 // ---- the delta -----------------------------------------------------------------------------
 
+/** A stack as a write's answer gave it. */
+const stackSchema = z.object({
+  id: z.string(),
+  primaryAssetId: z.string(),
+  assetIds: z.array(z.string()),
+  archivedAssetIds: z.array(z.string()).optional(),
+});
+
 const writeSchema = z.discriminatedUnion("op", [
   z.object({
     op: z.literal("create"),
-    stack: z.object({
-      id: z.string(),
-      primaryAssetId: z.string(),
-      assetIds: z.array(z.string()),
-      archivedAssetIds: z.array(z.string()).optional(),
-    }),
+    stack: stackSchema,
     updatedAt: z.array(z.number()),
   }),
   z.object({
     op: z.literal("update"),
-    stack: z.object({
-      id: z.string(),
-      primaryAssetId: z.string(),
-      assetIds: z.array(z.string()),
-      archivedAssetIds: z.array(z.string()).optional(),
-    }),
+    stack: stackSchema,
   }),
   z.object({ op: z.literal("delete"), stackId: z.string() }),
 ]);
