@@ -24,8 +24,7 @@ import {
 import { mergeEntries, type PlanEntries } from "./incremental/entries.ts";
 import {
   applyWrites,
-  bucketHash,
-  compactBuckets,
+  bucketList,
   compactStack,
   compare,
   DigestBuilder,
@@ -542,7 +541,7 @@ async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
           trashed: trashed.has(asset.id),
           archived: scopes[firstScope(bits)].visibility === "archive",
         }),
-        buckets: grouping.buckets![row].map(bucketHash),
+        buckets: bucketList(grouping.buckets![row]),
         ...(skip === undefined ? {} : { skip }),
       });
     }
@@ -733,9 +732,8 @@ async function incrementalRead(
   }).buckets!;
   const wanted = new Set(merged.previousBuckets);
   for (const [i, [row]] of fresh.entries()) {
-    const hashes = freshBuckets[i].map(bucketHash);
-    library.buckets[row] = compactBuckets(hashes);
-    for (const hash of hashes) wanted.add(hash);
+    library.buckets[row] = freshBuckets[i];
+    for (const hash of bucketList(freshBuckets[i])) wanted.add(hash);
   }
   const regroupRows = rowsInBuckets(library, wanted);
   const region = regionOf(
@@ -764,7 +762,7 @@ async function incrementalRead(
   });
   const rowOfId = new Map(regrouping.map((row) => [library.ids[row], row]));
   for (const [i, row] of regrouping.entries()) {
-    library.buckets[row] = compactBuckets(regrouped.buckets![i].map(bucketHash));
+    library.buckets[row] = regrouped.buckets![i];
     library.skips.delete(row);
   }
   for (const skip of regrouped.skipped) library.skips.set(rowOfId.get(skip.asset.id)!, skip.reason);

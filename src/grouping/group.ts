@@ -29,10 +29,14 @@ export interface GroupingResult {
    * With {@linkcode GroupingOptions.buckets}: each asset's buckets (in the order of the input),
    * none for a skipped one. Assets that share no bucket, directly or through other assets,
    * never share a group, so the groups of a set of assets closed under shared buckets are the
-   * groups the whole library gives them: an incremental pass regroups only those.
+   * groups the whole library gives them: an incremental pass regroups only those. Each bucket
+   * is its {@linkcode bucketHash}: an asset in one bucket has the number, in several a list.
    */
-  readonly buckets?: readonly (readonly string[])[];
+  readonly buckets?: readonly BucketHashes[];
 }
+
+/** The hashes of an asset's buckets: one number, or a list of none or several. */
+export type BucketHashes = number | readonly number[];
 
 /** Options of {@linkcode groupAssets}. */
 export interface GroupingOptions {
@@ -40,7 +44,33 @@ export interface GroupingOptions {
   readonly buckets?: boolean;
 }
 
-const NO_BUCKETS: readonly string[] = [];
+const NO_BUCKETS: readonly number[] = [];
+
+/**
+ * A short hash of a grouping bucket, as results and the cache of incremental passes keep it:
+ * 30-bit FNV-1a, so that it stays a small integer. Two buckets with one hash only make a regroup
+ * take in more assets than needed.
+ *
+ * @param signature The bucket's signature.
+ * @returns The hash.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bucketHash } from "./group.ts";
+ *
+ * assert.equal(bucketHash("IMG_1234"), bucketHash("IMG_1234"));
+ * assert.notEqual(bucketHash("IMG_1234"), bucketHash("IMG_1235"));
+ * ```
+ */
+export function bucketHash(signature: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < signature.length; i++) {
+    hash ^= signature.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 2) & 0x3fffffff;
+}
 
 /** One leaf's contribution to a token: a text value, or null for a time leaf (chained later). */
 interface Part {
@@ -110,7 +140,7 @@ export function groupAssets(
   options: GroupingOptions = {},
 ): GroupingResult {
   const n = assets.length;
-  const bucketsOf: (readonly string[])[] | undefined = options.buckets
+  const bucketsOf: BucketHashes[] | undefined = options.buckets
     ? new Array(n).fill(NO_BUCKETS)
     : undefined;
   const leafNodes = leaves(criteria.root);
@@ -155,7 +185,11 @@ export function groupAssets(
       if (!bucket) buckets.set(signature, { token, members: [i] });
       else bucket.members.push(i);
       if (bucketsOf !== undefined) {
-        bucketsOf[i] = bucketsOf[i] === NO_BUCKETS ? [signature] : [...bucketsOf[i], signature];
+        const known = bucketsOf[i];
+        const hash = bucketHash(signature);
+        bucketsOf[i] = known === NO_BUCKETS
+          ? hash
+          : [...(typeof known === "number" ? [known] : known), hash];
       }
     }
     if (!placed) {

@@ -14,6 +14,7 @@
  * @module
  */
 import type { Asset, SkipReason, Stack } from "../model.ts";
+import type { BucketHashes } from "../grouping/group.ts";
 
 /** A stack member: a row of the library, or the id of an asset no search of the pass finds. */
 export type Ref = number | string;
@@ -55,8 +56,8 @@ export interface Library {
   readonly updatedAt: number[];
   /** `scopes << 3 | INVALID | ARCHIVED | TRASHED`, or {@linkcode REMOVED}. */
   readonly flags: number[];
-  /** The hashes of each row's grouping buckets ({@linkcode bucketHash}): one, several, none. */
-  readonly buckets: (number | readonly number[])[];
+  /** The hashes of each row's grouping buckets (`bucketHash` of src/grouping/group.ts). */
+  readonly buckets: BucketHashes[];
   /** Why grouping left a row out, for the rows it did. */
   readonly skips: Map<number, SkipReason>;
   /** Stacks by id. */
@@ -124,38 +125,13 @@ export function flagsOf(
     (state.archived ? ARCHIVED : 0) | (state.trashed ? TRASHED : 0);
 }
 
-/**
- * A short hash of a grouping bucket, as the cache stores it: 30-bit FNV-1a, so that it stays a
- * small integer. Two buckets with one hash only make a regroup take in more assets than needed.
- *
- * @param signature The bucket, as `groupAssets` names it.
- * @returns The hash.
- *
- * @example Usage
- * ```ts
- * import assert from "node:assert/strict";
- * import { bucketHash } from "./library.ts";
- *
- * assert.equal(bucketHash("IMG_1234"), bucketHash("IMG_1234"));
- * assert.notEqual(bucketHash("IMG_1234"), bucketHash("IMG_1235"));
- * ```
- */
-export function bucketHash(signature: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < signature.length; i++) {
-    hash ^= signature.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 2) & 0x3fffffff;
-}
-
 /** A row's bucket hashes as a list. */
-export function bucketList(buckets: number | readonly number[]): readonly number[] {
+export function bucketList(buckets: BucketHashes): readonly number[] {
   return typeof buckets === "number" ? [buckets] : buckets;
 }
 
 /** The compact form of a list of bucket hashes: one number when there is one. */
-export function compactBuckets(hashes: readonly number[]): number | readonly number[] {
+export function compactBuckets(hashes: readonly number[]): BucketHashes {
   return hashes.length === 1 ? hashes[0] : hashes;
 }
 
