@@ -440,7 +440,13 @@ async function prepare(
       stacks: planned,
       fileNames: members.fileNames,
       ...marks,
-      ...(rest === undefined ? {} : { records: () => rest.records(marks) }),
+      ...(rest === undefined ? {} : {
+        // Read from the cache's body: its names and records are garbage once written.
+        records: function* () {
+          yield* rest.records(marks);
+          releaseMemory();
+        },
+      }),
     },
     ...(input.cache === undefined ? {} : { cache: input.cache }),
   };

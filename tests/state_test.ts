@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Stack } from "../src/model.ts";
 import { parseBackup } from "../src/state/backup.ts";
 import { openStateFolder, type RunStart, StateError } from "../src/state/folder.ts";
+import { cacheFilesOf, readStoredPlan, writeStoredPlan } from "../src/state/cache.ts";
 import {
   JournalError,
   journalWrites,
@@ -349,4 +350,26 @@ Deno.test("journalWrites() records moves to and from the trash, counted by photo
       { op: "restore", assetIds: ["a"] },
     ]);
   });
+});
+
+Deno.test("writeStoredPlan() writes a plan of many entries that readStoredPlan() reads back as it was", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const files = cacheFilesOf(dir, "http://immich/api", "u1", { CRITERIA: "[]" });
+    const inSync = Array.from({ length: 5000 }, (_, i) => ({
+      stackId: `s${i}`,
+      groupKey: `IMG_${i}|"quoted"\t\\`,
+      key: `IMG_${i}|"quoted"\t\\`,
+      first: `a${i}`,
+    }));
+    const plan = {
+      entries: { inSync, needsReplace: [], volatile: ["s1", "s2"] },
+      skippedAssets: { "invalid-time": 2 },
+    };
+    await writeStoredPlan(files, "g1", plan);
+    assert.deepEqual(await readStoredPlan(files, "g1"), plan);
+    assert.equal(await readStoredPlan(files, "g2"), undefined);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

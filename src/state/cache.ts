@@ -1025,7 +1025,28 @@ export async function writeStoredPlan(
 ): Promise<void> {
   await Deno.mkdir(files.dir, { recursive: true });
   const path = filePath(files, generation, "plan.json");
-  await Deno.writeTextFile(`${path}.tmp`, JSON.stringify(plan));
+  // Megabytes of JSON at 50 000 stacks: written an entry at a time, never as one string.
+  const file = await Deno.open(`${path}.tmp`, { write: true, create: true, truncate: true });
+  try {
+    let chunk = "";
+    const put = (text: string) => {
+      chunk += text;
+      if (chunk.length < 65536) return;
+      writeAll(file, chunk);
+      chunk = "";
+    };
+    put(`{"skippedAssets":${JSON.stringify(plan.skippedAssets)},"entries":{`);
+    for (const [i, [name, items]] of Object.entries(plan.entries).entries()) {
+      put(`${i === 0 ? "" : ","}${JSON.stringify(name)}:[`);
+      for (const [j, item] of items.entries()) {
+        put(`${j === 0 ? "" : ","}${JSON.stringify(item)}`);
+      }
+      put("]");
+    }
+    writeAll(file, `${chunk}}}`);
+  } finally {
+    file.close();
+  }
   await Deno.rename(`${path}.tmp`, path);
 }
 
