@@ -705,7 +705,8 @@ async function incrementalRead(
   } catch (error) {
     return `the cache cannot be read: ${error instanceof Error ? error.message : error}`;
   }
-  // Reading the cache leaves tens of megabytes of garbage behind, as each step below does.
+  // Reading the cache leaves tens of megabytes of garbage behind. The scans below keep only the
+  // region's rows and leave what young-generation collections take: a full one would cost more.
   releaseMemory();
   const { library } = read;
   const written = applyWrites(library, read.writes);
@@ -750,7 +751,6 @@ async function incrementalRead(
     new Set([...region.rows].filter((row) => !merged.rows.has(row))),
     region.groups,
   );
-  releaseMemory();
   const contents = read2.rows;
   for (const [row, data] of merged.rows) contents.set(row, data);
   const started2 = performance.now();
@@ -839,7 +839,6 @@ async function incrementalRead(
     droppedGroups,
     newGroups,
   });
-  releaseMemory();
   for (const group of newGroups) library.groups.push(group.rows);
   const cache = new CacheRecorder(reading, {
     generation,

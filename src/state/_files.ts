@@ -4,6 +4,9 @@
  *
  * @module
  */
+import { createReadStream } from "node:fs";
+import { pipeline } from "node:stream/promises";
+import { createGzip } from "node:zlib";
 import { writeAll } from "../log.ts";
 
 /**
@@ -23,17 +26,26 @@ export async function replaceFile(path: string, text: string): Promise<void> {
 }
 
 /**
+ * How hard gzip works on journals: level 2 compresses a journal of 50 000 stacks about twice as
+ * fast as the default level 6, into a file a few percent larger.
+ */
+const GZIP_LEVEL = 2;
+
+/**
  * Compresses `source` into `target` with gzip: through a temporary file that is flushed to disk
  * and renamed, so `target` exists only complete; `source` stays.
  */
 export async function gzipFile(source: string, target: string): Promise<void> {
   const temporary = `${target}.tmp`;
-  const input = await Deno.open(source, { read: true });
   const output = await Deno.open(temporary, { write: true, create: true, truncate: true });
   try {
-    for await (const chunk of input.readable.pipeThrough(new CompressionStream("gzip"))) {
-      writeAll(output, chunk);
-    }
+    await pipeline(
+      createReadStream(source),
+      createGzip({ level: GZIP_LEVEL }),
+      async function (compressed: AsyncIterable<Uint8Array>) {
+        for await (const chunk of compressed) writeAll(output, chunk);
+      },
+    );
     await output.syncData();
   } finally {
     output.close();
