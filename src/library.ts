@@ -445,6 +445,15 @@ export async function readStacks(client: ImmichClient, log: Logger): Promise<Sta
 
 /** A full pass: every stack and every asset from the server, and a new cache from them. */
 async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
+  const input = await readFully(reading, reason);
+  // What only the cache's body needed (bucket hashes, times, other users' assets, the row
+  // index) died with readFully's frame: collected before planning adds its own garbage.
+  if (input.cache !== undefined) releaseMemory();
+  return input;
+}
+
+/** {@linkcode fullRead}'s reads and the new cache's body, in a frame of their own. */
+async function readFully(reading: Reading, reason: string): Promise<PassInput> {
   const { client, log, filter, files, options } = reading;
   log.info("Full pass: {why}", { pass: "full", why: reason });
   const scopes = searchScopes(filter);
@@ -570,7 +579,6 @@ async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
     await body.abandon();
     throw error;
   }
-  releaseMemory();
   const cache = new CacheRecorder(reading, {
     generation,
     watermark,
