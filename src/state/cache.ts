@@ -533,10 +533,11 @@ function bodyLines(
   const feed = (length: number): number => {
     let start = 0;
     for (;;) {
-      const at = buffer.subarray(start, length).indexOf(NEWLINE);
-      if (at < 0) break;
-      const bytes = buffer.subarray(start, start + at);
-      start += at + 1;
+      // Past `length` the buffer holds stale bytes; searching in place spares a view per line.
+      const at = buffer.indexOf(NEWLINE, start);
+      if (at < 0 || at >= length) break;
+      const bytes = buffer.subarray(start, at);
+      start = at + 1;
       if (ended) continue;
       if (first) {
         if (decoder.decode(bytes) !== BODY_MAGIC) throw broken("it is not a cache body");
