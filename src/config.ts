@@ -405,7 +405,8 @@ export const SETTINGS = {
     flag: "incremental-max-changes",
     default: "5000",
     schema: positiveWhole(),
-    help: "When more assets than this changed since the last pass, read the whole library",
+    help:
+      "When more assets than this changed since the last pass, its own writes included, read the whole library",
   }),
   dryRun: declare({
     env: "DRY_RUN",

@@ -381,6 +381,7 @@ async function decide(
         fullPassAt: header.fullPassAt,
         watermark: header.watermark,
         ...(header.unfinished === undefined ? {} : { unfinished: header.unfinished }),
+        written: header.written,
       },
     }),
     ...("unreadable" in read ? { unreadable: read.unreadable } : {}),
@@ -389,6 +390,7 @@ async function decide(
     immich: reading.immich,
     now: options.now(),
     fullPassInterval: settings.fullPassInterval,
+    maxChanges: settings.incrementalMaxChanges,
   });
   if (decision.kind === "full" || header === undefined) {
     return {
@@ -656,8 +658,7 @@ async function incrementalRead(
   const limit = max + header.recent.count + header.written;
   const changes = await client.changedAssets(filter, since, limit);
   if (changes === undefined) {
-    return `more than ${max} assets changed since the last pass, more than ` +
-      `INCREMENTAL_MAX_CHANGES (${max})`;
+    return `more assets changed since the last pass than INCREMENTAL_MAX_CHANGES (${max})`;
   }
   let newest = header.watermark;
   for (const change of changes) if (change.updatedAt > newest) newest = change.updatedAt;

@@ -1,7 +1,8 @@
 /**
  * Which kind of pass the real CLI runs, as a subprocess against the Immich test server: a pass
  * killed with SIGKILL while it writes, a pass whose write failed, and a changed CRITERIA each make
- * the next pass full and say why; a clean pass makes the next one incremental; and cron mode
+ * the next pass full and say why, as do more changes than INCREMENTAL_MAX_CHANGES; a clean pass
+ * makes the next one incremental; and cron mode
  * passes incrementally after its first pass, stacking what was uploaded in between.
  */
 import assert from "node:assert/strict";
@@ -107,6 +108,15 @@ Deno.test("main.ts runs a full pass after a killed pass, a failed write or a cha
   assert.equal((await run({ CRITERIA: criteria })).code, 0);
   assert.equal((await run({ CRITERIA: criteria })).code, 0);
 
+  // More changes than INCREMENTAL_MAX_CHANGES, found on the server or made by the last pass's own
+  // writes (a first run's), make the next pass full: reading everything is then cheaper.
+  const few = { CRITERIA: criteria, INCREMENTAL_MAX_CHANGES: "5" };
+  addPairs(server, user.id, 80, 3);
+  assert.equal((await run(few)).code, 0);
+  assert.equal(server.stacks(user.id).length, 57);
+  assert.equal((await run(few)).code, 0);
+  assert.equal((await run(few)).code, 0);
+
   assert.deepEqual(passes, [
     "full: no cache yet for this server, user and settings",
     "incremental",
@@ -117,6 +127,9 @@ Deno.test("main.ts runs a full pass after a killed pass, a failed write or a cha
     "incremental",
     "full: the last pass did not finish cleanly: 1 action failed",
     "full: CRITERIA changed since the last pass",
+    "incremental",
+    "full: more assets changed since the last pass than INCREMENTAL_MAX_CHANGES (5)",
+    "full: 6 assets were moved by the last pass's writes, more than INCREMENTAL_MAX_CHANGES (5)",
     "incremental",
   ]);
 });

@@ -26,6 +26,8 @@ export interface CacheState {
   readonly watermark: number;
   /** Why the last pass did not finish cleanly; absent when it did. */
   readonly unfinished?: string;
+  /** How many assets the last pass's writes moved. */
+  readonly written: number;
 }
 
 /** Everything the choice depends on. */
@@ -47,6 +49,8 @@ export interface DecisionInput {
   readonly now?: number;
   /** FULL_PASS_INTERVAL, in seconds. */
   readonly fullPassInterval: number;
+  /** INCREMENTAL_MAX_CHANGES. */
+  readonly maxChanges: number;
   /** Why this pass must be full whatever the cache says (`--full`, RESET_STACKS, …). */
   readonly forced?: string;
 }
@@ -72,13 +76,14 @@ export type Decision =
  * import { decidePass, OVERLAP_MS } from "./decide.ts";
  *
  * const settings = { CRITERIA: "[]" };
- * const cache = { settings, immich: "3.1.0", fullPassAt: 0, watermark: 3_600_000 };
+ * const cache = { settings, immich: "3.1.0", fullPassAt: 0, watermark: 3_600_000, written: 0 };
+ * const limits = { fullPassInterval: 86400, maxChanges: 5000 };
  * assert.deepEqual(
- *   decidePass({ cache, settings, immich: "3.1.0", now: 7_200_000, fullPassInterval: 86400 }),
+ *   decidePass({ cache, settings, immich: "3.1.0", now: 7_200_000, ...limits }),
  *   { kind: "incremental", since: 3_600_000 - OVERLAP_MS },
  * );
  * assert.deepEqual(
- *   decidePass({ cache, settings: { CRITERIA: "[1]" }, immich: "3.1.0", now: 7_200_000, fullPassInterval: 86400 }),
+ *   decidePass({ cache, settings: { CRITERIA: "[1]" }, immich: "3.1.0", now: 7_200_000, ...limits }),
  *   { kind: "full", reason: "CRITERIA changed since the last pass" },
  * );
  * ```
@@ -110,6 +115,14 @@ export function decidePass(input: DecisionInput): Decision {
         `(${input.fullPassInterval} s)`,
     );
   }
+  // A pass that wrote a great deal (a first run) left the cache more to replay, and the server
+  // more changes to find, than a full read costs.
+  const wrote = tooManyChanges(
+    cache.written,
+    input.maxChanges,
+    "were moved by the last pass's writes",
+  );
+  if (wrote !== undefined) return full(wrote);
   return { kind: "incremental", since: cache.watermark - OVERLAP_MS };
 }
 
@@ -174,14 +187,31 @@ export function countMismatch(
 }
 
 /**
- * The reason a pass that began incremental turns full when too many assets changed.
+ * The reason a pass turns full when too many assets changed: reading everything is then cheaper.
  *
  * @param changed How many of the user's assets changed.
  * @param max INCREMENTAL_MAX_CHANGES.
+ * @param how How they changed, for the reason.
  * @returns The reason, or undefined when there are not too many.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tooManyChanges } from "./decide.ts";
+ *
+ * assert.equal(tooManyChanges(5000, 5000), undefined);
+ * assert.equal(
+ *   tooManyChanges(5001, 5000),
+ *   "5001 assets changed since the last pass, more than INCREMENTAL_MAX_CHANGES (5000)",
+ * );
+ * ```
  */
-export function tooManyChanges(changed: number, max: number): string | undefined {
+export function tooManyChanges(
+  changed: number,
+  max: number,
+  how = "changed since the last pass",
+): string | undefined {
   return changed > max
-    ? `${changed} assets changed since the last pass, more than INCREMENTAL_MAX_CHANGES (${max})`
+    ? `${changed} assets ${how}, more than INCREMENTAL_MAX_CHANGES (${max})`
     : undefined;
 }
