@@ -13,7 +13,7 @@ import type { AnsweredStack, ImmichClient, SearchFilter } from "./api/immich.ts"
 import { searchScopes } from "./api/immich.ts";
 import { SETTINGS, type Settings } from "./config.ts";
 import { type Criteria, criterionFields, promotionInputs } from "./grouping/criteria.ts";
-import { groupAssets, type GroupingResult } from "./grouping/group.ts";
+import { compare, groupAssets, type GroupingResult } from "./grouping/group.ts";
 import {
   countMismatch,
   decidePass,
@@ -26,7 +26,6 @@ import {
   applyWrites,
   bucketList,
   compactStack,
-  compare,
   DigestBuilder,
   expandStack,
   findRows,

@@ -22,7 +22,7 @@ import {
   unnamedAssets,
   withFileNames,
 } from "./reconcile/plan.ts";
-import { fileList, nameList, renderPlan, summarizePlan } from "./reconcile/render.ts";
+import { fileList, nameList, plural, renderPlan, summarizePlan } from "./reconcile/render.ts";
 import type { RunJournal } from "./state/folder.ts";
 import { journalWrites, type StacksAsRead, type UserJournal } from "./state/journal.ts";
 import { applyTrash, type TrashOutcome, type TrashWriter } from "./trash/apply.ts";
@@ -186,10 +186,6 @@ export function countOutcomes(
     }
   }
   return counts;
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
 /**
@@ -535,10 +531,11 @@ export async function findUnlisted(
 }
 
 /**
- * How many file names of stack members the pass did not fetch it looks up, for the lines that
- * say a replace or delete takes them out; the others are named by id.
+ * How many file names of photos it did not fetch a command looks up for its lines (the stack
+ * members a replace or delete takes out, the photos an undo moves to the trash again); the
+ * others are named by id.
  */
-const MAX_NAME_LOOKUPS = 50;
+export const MAX_NAME_LOOKUPS = 50;
 
 /** How many unfinished actions the closing list names before it says how many more. */
 const MAX_LEFT_UNDONE = 10;

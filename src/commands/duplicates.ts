@@ -9,9 +9,11 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { displayUrl } from "../api/http.ts";
+import type { ImmichClient } from "../api/immich.ts";
 import type { Settings } from "../config.ts";
 import { type DuplicatePhoto, type Duplicates, findDuplicates } from "../duplicates/find.ts";
 import type { Asset, User } from "../model.ts";
+import { plural } from "../reconcile/render.ts";
 import { columns } from "./_table.ts";
 import { type Command, immichClientOf } from "./command.ts";
 
@@ -46,10 +48,6 @@ export interface DuplicatesReport {
     readonly videos: boolean;
   };
   readonly users: readonly UserDuplicates[];
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 function state(photo: DuplicatePhoto): string {
@@ -125,7 +123,7 @@ export function duplicatesTable(users: readonly UserDuplicates[]): string[] {
 /** Reads one user's photos as the settings say and finds their duplicates. */
 async function duplicatesOf(
   settings: Settings,
-  client: ReturnType<typeof immichClientOf>,
+  client: ImmichClient,
   me: User,
 ): Promise<UserDuplicates> {
   const assets: Asset[] = [];

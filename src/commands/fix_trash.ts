@@ -37,7 +37,7 @@ const MAX_LISTED = 50;
  * @param force `--force`: go on above FIX_TRASH_MAX_PERCENT.
  * @returns The work for `runUsers`.
  */
-export function fixTrashWork(settings: Settings, force: boolean): UserWork {
+function fixTrashWork(settings: Settings, force: boolean): UserWork {
   const criteria = parseCriteria(settings.criteria);
   const order = createParentOrder(promotionOptions(settings, criteria));
   const fields: CriterionField[] = [

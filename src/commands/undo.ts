@@ -11,7 +11,7 @@ import { displayUrl } from "../api/http.ts";
 import { type ImmichClient, neededPermissions } from "../api/immich.ts";
 import { ConfigError } from "../config.ts";
 import type { Outcome, Plan, Stack, TrashPlan, TrashWrite } from "../model.ts";
-import { runUsers, type UserWork } from "../run.ts";
+import { MAX_NAME_LOOKUPS, runUsers, type UserWork } from "../run.ts";
 import type { FoundJournal, StateFolder } from "../state/folder.ts";
 import { latestToUndo, undoneStatus } from "../undo/history.ts";
 import { type ChangedSince, type TrashMove, trashMoves, undoTargets } from "../undo/targets.ts";
@@ -101,9 +101,6 @@ function logResult(
     }
   }
 }
-
-/** How many file names of photos to move to the trash again an undo looks up. */
-const MAX_NAME_LOOKUPS = 50;
 
 /**
  * The moves that put photos back where they were before the run: the photos it moved to the

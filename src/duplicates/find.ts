@@ -13,6 +13,7 @@
  */
 import type { Asset } from "../model.ts";
 import { parseTime } from "../grouping/_extract.ts";
+import { compare } from "../grouping/group.ts";
 
 /** One photo of a duplicate group. */
 export interface DuplicatePhoto {
@@ -121,8 +122,4 @@ function photo(asset: Asset): DuplicatePhoto {
 
 function byId(a: DuplicatePhoto, b: DuplicatePhoto): number {
   return compare(a.id, b.id);
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -369,8 +369,22 @@ function collectGroups(
   return groups.sort((a, b) => compare(a.key, b.key) || compare(a.assets[0].id, b.assets[0].id));
 }
 
-/** Code-unit order: the same on every machine and locale. */
-function compare(a: string, b: string): number {
+/**
+ * Code-unit order of two strings: the same on every machine and locale.
+ *
+ * @param a A string.
+ * @param b Another string.
+ * @returns Negative when `a` comes first, positive when `b` does, 0 when they are equal.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { compare } from "./group.ts";
+ *
+ * assert.deepEqual(["b", "B", "a"].sort(compare), ["B", "a", "b"]);
+ * ```
+ */
+export function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

@@ -14,7 +14,7 @@
  * @module
  */
 import type { Asset, SkipReason, Stack } from "../model.ts";
-import type { BucketHashes } from "../grouping/group.ts";
+import { type BucketHashes, compare } from "../grouping/group.ts";
 
 /** A stack member: a row of the library, or the id of an asset no search of the pass finds. */
 export type Ref = number | string;
@@ -609,9 +609,4 @@ export function skippedCounts(library: Library): Record<string, number> {
   const counts: Record<string, number> = invalid > 0 ? { "invalid-data": invalid } : {};
   for (const { reason } of skipped) counts[reason] = (counts[reason] ?? 0) + 1;
   return counts;
-}
-
-/** Code-unit order, as grouping orders ids and keys. */
-export function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -6,6 +6,7 @@
  */
 import type { Action, AssetLabel, NeedsReplace } from "../model.ts";
 import type { PlanAction } from "./format.ts";
+import { plural } from "../reconcile/render.ts";
 
 /**
  * File names for a sentence: the first `max`, then how many more.
@@ -29,10 +30,6 @@ export function names(labels: readonly Pick<AssetLabel, "originalFileName">[], m
   const more = labels.length - shown.length;
   if (more > 0) return `${shown.join(", ")} and ${more} more`;
   return shown.length < 2 ? shown.join("") : `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}`;
-}
-
-function photos(count: number): string {
-  return `${count} photo${count === 1 ? "" : "s"}`;
 }
 
 /**
@@ -59,7 +56,9 @@ export function reasonText(entry: Action | NeedsReplace): string {
   const kind = "kind" in entry ? entry.kind : "needs-replace";
   switch (entry.reason) {
     case "new-group":
-      return `These ${photos(context.assets.length)} form a group and none of them is in a stack`;
+      return `These ${
+        plural(context.assets.length, "photo")
+      } form a group and none of them is in a stack`;
     case "reset":
       return kind === "delete"
         ? "RESET_STACKS deletes every stack before it makes the groups again"
@@ -118,14 +117,14 @@ export function describeAction(action: PlanAction): string {
   const stack = action.stacks[0]?.id;
   switch (action.kind) {
     case "create":
-      return `create a stack of ${photos(action.assets.length)}, cover ${cover}`;
+      return `create a stack of ${plural(action.assets.length, "photo")}, cover ${cover}`;
     case "grow":
-      return `add ${photos(action.added?.length ?? 0)} to stack ${stack} (cover ${cover})`;
+      return `add ${plural(action.added?.length ?? 0, "photo")} to stack ${stack} (cover ${cover})`;
     case "update-primary":
       return `make ${cover} the cover of stack ${stack}`;
     case "replace":
       return `replace stack ${action.stacks.map((s) => s.id).join(", ")} with a stack of ` +
-        `${photos(action.assets.length)}, cover ${cover}`;
+        `${plural(action.assets.length, "photo")}, cover ${cover}`;
     case "delete":
       return `delete stack ${stack} (cover ${cover})`;
   }

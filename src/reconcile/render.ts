@@ -338,6 +338,22 @@ function needs(count: number): string {
   return count === 1 ? "needs" : "need";
 }
 
-function plural(count: number, noun: string): string {
+/**
+ * A count with its noun, plural unless the count is 1.
+ *
+ * @param count How many.
+ * @param noun The noun in the singular; its plural adds an `s`.
+ * @returns The text, e.g. `3 stacks`.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { plural } from "./render.ts";
+ *
+ * assert.equal(plural(1, "photo"), "1 photo");
+ * assert.equal(plural(2, "photo"), "2 photos");
+ * ```
+ */
+export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

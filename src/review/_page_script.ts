@@ -224,15 +224,13 @@ export function pageScript(writePlan: (plan: PlanFile) => Iterable<string>): voi
       el("h3", undefined, stacks.length === 1 ? "Now: 1 stack" : `Now: ${stacks.length} stacks`),
     );
     for (const stack of stacks.slice(0, 2)) {
-      side.append(members(stack.assets, (a, i) => {
-        const marks = [
+      side.append(members(stack.assets, (a, i) =>
+        marks(
           i === 0 ? "cover" : "",
           a.trashed ? "in the trash" : "",
           a.hidden ? "hidden" : "",
           note(a),
-        ];
-        return marks.filter((mark) => mark !== "").join(", ");
-      }));
+        )));
     }
     if (stacks.length > 2) side.append(el("p", "more", `and ${stacks.length - 2} more stacks`));
     return side;

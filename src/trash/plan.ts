@@ -18,7 +18,7 @@
 import type { Asset, AssetLabel, Stack, TrashAction, TrashPlan } from "../model.ts";
 import type { Criteria } from "../grouping/criteria.ts";
 import { parseTime } from "../grouping/_extract.ts";
-import { groupAssets } from "../grouping/group.ts";
+import { compare, groupAssets } from "../grouping/group.ts";
 import type { ParentOrder } from "../promotion/parent.ts";
 import { extensionOf, isRaw } from "./raw.ts";
 
@@ -232,10 +232,6 @@ function orphanedRaws(
     if (going.length > 0) out.push(going);
   }
   return { groups: out, kept };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function label(asset: Asset): AssetLabel {

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { splitExtension } from "../promotion/_names.ts";
+
 /**
  * Every RAW extension fix-trash knows, lower case with the dot: Immich's RAW image types
  * (Photoshop files and Phantom cine clips aside) and immich-stack's extra ones (GoPro, Mamiya,
@@ -62,8 +64,7 @@ const RAW = new Set(RAW_EXTENSIONS);
  * ```
  */
 export function extensionOf(fileName: string): string {
-  const dot = fileName.lastIndexOf(".");
-  return dot <= 0 ? "" : fileName.slice(dot).toLowerCase();
+  return splitExtension(fileName).extension;
 }
 
 /**

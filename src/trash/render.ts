@@ -5,7 +5,7 @@
  * @module
  */
 import type { TrashPlan, TrashWrite } from "../model.ts";
-import { nameList } from "../reconcile/render.ts";
+import { nameList, plural } from "../reconcile/render.ts";
 import type { TrashReport } from "./plan.ts";
 
 /** How many file names a line names before it says how many more. */
@@ -58,10 +58,6 @@ export function trashMessage(action: TrashWrite, options: { readonly dryRun: boo
     case "undo":
       return `${verb}: ${names}`;
   }
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 /**
