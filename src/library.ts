@@ -21,7 +21,8 @@ import {
   OVERLAP_MS,
   tooManyChanges,
 } from "./incremental/decide.ts";
-import { mergeEntries, type PlanEntries } from "./incremental/entries.ts";
+import { byPlace, mergeEntries, type PlanEntries, smallestId } from "./incremental/entries.ts";
+import { membersOf } from "./reconcile/plan.ts";
 import {
   applyWrites,
   bucketList,
@@ -32,7 +33,6 @@ import {
   flagsOf,
   type Library,
   MAX_SCOPES,
-  membersOf,
   mergeChanges,
   type OtherAsset,
   recentDigest,
@@ -259,7 +259,7 @@ export function promotionOptions(
 }
 
 function compareIds(a: Stack, b: Stack): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return compare(a.id, b.id);
 }
 
 /** Everything one user's reading needs. */
@@ -373,16 +373,7 @@ async function decide(
     : undefined;
   const decision: Decision = decidePass({
     ...(forced === undefined ? {} : { forced }),
-    ...(header === undefined ? {} : {
-      cache: {
-        settings: header.settings,
-        immich: header.immich,
-        fullPassAt: header.fullPassAt,
-        watermark: header.watermark,
-        ...(header.unfinished === undefined ? {} : { unfinished: header.unfinished }),
-        written: header.written,
-      },
-    }),
+    ...(header === undefined ? {} : { cache: header }),
     ...("unreadable" in read ? { unreadable: read.unreadable } : {}),
     ...("missing" in read ? await earlier(files) : {}),
     settings: reading.settingsText,
@@ -426,7 +417,7 @@ const NO_STATISTICS = "The API key cannot count assets (POST /search/statistics 
  * @param log The user's logger: the fallback is logged once, with the reason.
  * @returns The stacks, ordered by id.
  */
-export async function readStacks(client: ImmichClient, log: Logger): Promise<Stack[]> {
+async function readStacks(client: ImmichClient, log: Logger): Promise<Stack[]> {
   let stacks: Stack[];
   try {
     stacks = await client.listStacks();
@@ -787,8 +778,9 @@ async function incrementalRead(
     }
     kept.push({ key: read2.keys.get(index)!, assets: rows.map((row) => assetOf(row)!) });
   }
-  const groups = [...kept, ...promoted].map((group) => ({ group, first: smallestId(group) }))
-    .sort((a, b) => compare(a.group.key, b.group.key) || compare(a.first, b.first))
+  const groups = [...kept, ...promoted]
+    .map((group) => ({ group, key: group.key, first: smallestId(group) }))
+    .sort(byPlace)
     .map(({ group }) => group);
   computeMs += performance.now() - started2;
   logGrouping(reading, regrouped, promoted);
@@ -863,12 +855,6 @@ async function incrementalRead(
     skippedAssets,
   });
   return { ...base, cache };
-}
-
-function smallestId(group: Group): string {
-  let smallest = group.assets[0].id;
-  for (const asset of group.assets) if (asset.id < smallest) smallest = asset.id;
-  return smallest;
 }
 
 /**

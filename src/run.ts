@@ -254,7 +254,7 @@ export function summaryLine(
  * @param outcomes What became of each move.
  * @returns The counts with the moves.
  */
-export function addTrashOutcomes(
+function addTrashOutcomes(
   counts: PassCounts,
   outcomes: readonly TrashOutcome[],
 ): PassCounts {

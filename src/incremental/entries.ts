@@ -26,7 +26,13 @@ export interface PlanEntries {
   readonly volatile: readonly string[];
 }
 
-function smallestId(group: Group): string {
+/**
+ * The smallest asset id of a group: with its key, where grouping places it among the others.
+ *
+ * @param group A group of at least one asset.
+ * @returns The id.
+ */
+export function smallestId(group: Group): string {
   let smallest = group.assets[0].id;
   for (const asset of group.assets) if (asset.id < smallest) smallest = asset.id;
   return smallest;
@@ -75,7 +81,14 @@ export function placeEntries(
   };
 }
 
-function byPlace(a: Placed, b: Placed): number {
+/**
+ * Grouping's order of groups: by key, then by smallest id.
+ *
+ * @param a A placed group.
+ * @param b Another.
+ * @returns Negative when `a` comes first.
+ */
+export function byPlace(a: Placed, b: Placed): number {
   return compare(a.key, b.key) || compare(a.first, b.first);
 }
 

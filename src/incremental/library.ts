@@ -15,6 +15,7 @@
  */
 import type { Asset, SkipReason, Stack } from "../model.ts";
 import { type BucketHashes, compare } from "../grouping/group.ts";
+import { membersOf } from "../reconcile/plan.ts";
 
 /** A stack member: a row of the library, or the id of an asset no search of the pass finds. */
 export type Ref = number | string;
@@ -106,7 +107,7 @@ export function emptyLibrary(): Library {
 }
 
 /** The search scopes of a row's flags. */
-export function scopesOf(flags: number): number {
+function scopesOf(flags: number): number {
   return flags === REMOVED ? 0 : flags >>> SCOPE_SHIFT;
 }
 
@@ -267,7 +268,7 @@ export interface MergedChanges {
  * @param before When the last pass started, ms since the epoch.
  * @returns The user's assets among them that really changed.
  */
-export function newChanges(
+function newChanges(
   library: Library,
   changes: readonly AssetChange[],
   rows: ReadonlyMap<string, number>,
@@ -552,13 +553,6 @@ export function applyWrites(
     for (const id of write.stack.assetIds) setUpdatedAt(ref(id), write.updatedAt.get(id) ?? -1);
   }
   return touched;
-}
-
-/** A stack's members, its primary first even when the listing leaves it out. */
-export function membersOf(stack: Stack): string[] {
-  return stack.assetIds.includes(stack.primaryAssetId)
-    ? [stack.primaryAssetId, ...stack.assetIds.filter((id) => id !== stack.primaryAssetId)]
-    : [stack.primaryAssetId, ...stack.assetIds];
 }
 
 /**

@@ -657,8 +657,11 @@ class StackIndex {
 /**
  * The distinct members of a stack, primary first, its primary included even if the listing
  * left it out (a trashed primary).
+ *
+ * @param stack A stack as read.
+ * @returns Its member ids.
  */
-function membersOf(stack: Stack): string[] {
+export function membersOf(stack: Stack): string[] {
   return [...new Set([stack.primaryAssetId, ...stack.assetIds])];
 }
 

@@ -38,6 +38,7 @@ import {
   REMOVED,
   type RowData,
 } from "../incremental/library.ts";
+import { compare } from "../grouping/group.ts";
 import type { PlanEntries } from "../incremental/entries.ts";
 import { writeAll } from "../log.ts";
 import { exists, readLines } from "./_files.ts";
@@ -139,7 +140,7 @@ export function cacheFilesOf(
 }
 
 function sortedEntries(record: Readonly<Record<string, string>>): [string, string][] {
-  return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.entries(record).sort(([a], [b]) => compare(a, b));
 }
 
 /** A file-name hash: the 64-bit digest of {@linkcode DigestBuilder}. */
@@ -849,7 +850,7 @@ const REMOVED_ROW: RowData = { id: "", updatedAt: -1, flags: REMOVED, buckets: [
  * @param content Its asset (or why it is invalid).
  * @returns The row.
  */
-export function rowData(library: Library, row: number, content: RowContent): RowData {
+function rowData(library: Library, row: number, content: RowContent): RowData {
   const skip = library.skips.get(row);
   return {
     id: library.ids[row],
