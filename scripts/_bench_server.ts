@@ -165,7 +165,7 @@ async function main(): Promise<void> {
  * @param round Which call this is: each changes other assets.
  * @returns How many assets changed.
  */
-export function changeAssets(
+function changeAssets(
   server: ImmichServer,
   userId: string,
   count: number,

@@ -8,7 +8,7 @@
 import puppeteer, { type Browser } from "puppeteer-core";
 
 /** Where Debian's `chromium` package puts the browser. */
-export const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = "/usr/bin/chromium";
 
 /** A running Chromium that closes itself and removes its profile when disposed. */
 export type Chromium = Browser & AsyncDisposable;

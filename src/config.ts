@@ -105,7 +105,7 @@ function positiveWhole(unit = "", bound?: Bound) {
 }
 
 /** The most writes STACK_CONCURRENCY may put in flight at once. */
-export const MAX_CONCURRENCY = 100;
+const MAX_CONCURRENCY = 100;
 
 /** PREVENT_SELF_REKT's pause before each write, as immich-stack's. */
 export const SELF_REKT_PAUSE_MS = 50;
@@ -710,7 +710,7 @@ export const OPTIONS = {
 } as const satisfies Record<string, OptionDeclaration>;
 
 /** The formats of `stacksync duplicates --format`. */
-export const REPORT_FORMATS = ["table", "json"] as const;
+const REPORT_FORMATS = ["table", "json"] as const;
 
 /** A format of `stacksync duplicates --format`. */
 export type ReportFormat = typeof REPORT_FORMATS[number];

@@ -8,7 +8,8 @@
  * @module
  */
 import type { Logger } from "@logtape/logtape";
-import { displayUrl, TransientError } from "./api/http.ts";
+import { TransientError } from "./api/http.ts";
+import { displayUrl } from "./shown_url.ts";
 import type { AnsweredStack, ImmichClient, SearchFilter } from "./api/immich.ts";
 import { searchScopes } from "./api/immich.ts";
 import { SETTINGS, type Settings } from "./config.ts";

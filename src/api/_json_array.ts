@@ -17,7 +17,8 @@ function isWhitespace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
-function concat(pieces: readonly Uint8Array[]): Uint8Array {
+/** The pieces as one array of bytes (the piece itself when there is one). */
+export function concat(pieces: readonly Uint8Array[]): Uint8Array {
   if (pieces.length === 1) return pieces[0];
   let length = 0;
   for (const piece of pieces) length += piece.length;

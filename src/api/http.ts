@@ -12,6 +12,7 @@
 import { getLogger } from "@logtape/logtape";
 import type { z } from "zod";
 import { shownUrl } from "../shown_url.ts";
+import { concat } from "./_json_array.ts";
 
 const logger = getLogger(["stacksync", "api"]);
 
@@ -65,6 +66,26 @@ export class ApiError extends Error {
     this.correlationId = details.correlationId;
     this.attempt = details.attempt;
   }
+}
+
+/**
+ * Tells whether the server refused the key: a 401 (unknown or revoked key) or a 403 (a
+ * permission missing). Such an answer ends the user's pass: every later write would be refused
+ * the same way, or half of a replace would be done.
+ *
+ * @param error What a writer method threw.
+ * @returns True for an API answer 401 or 403.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isAccessDenied } from "./http.ts";
+ *
+ * assert.equal(isAccessDenied(new Error("boom")), false);
+ * ```
+ */
+export function isAccessDenied(error: unknown): boolean {
+  return error instanceof ApiError && (error.status === 401 || error.status === 403);
 }
 
 /** A failure worth retrying: a network error that may pass, a time-out, 5xx or 429. */
@@ -261,7 +282,6 @@ function parseRetryAfter(value: string | null, now: number): number | undefined 
 }
 
 /** API_URL as the name of a server, without credentials (journals and backups record it). */
-export { displayUrl } from "../shown_url.ts";
 
 function firstLine(text: string): string {
   const line = text.trim().split(/\r?\n/, 1)[0] ?? "";
@@ -416,20 +436,11 @@ function answerBody(response: Response, watch: IdleWatch): AnswerBody {
       if (declared <= SMALL_ANSWER_BYTES) return await response.text();
       const reader = response.body.getReader();
       const chunks: Uint8Array[] = [];
-      let length = 0;
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
         watch.touch();
         chunks.push(chunk.value);
-        length += chunk.value.length;
       }
-      if (chunks.length === 1) return utf8.decode(chunks[0]);
-      const bytes = new Uint8Array(length);
-      let offset = 0;
-      for (const chunk of chunks) {
-        bytes.set(chunk, offset);
-        offset += chunk.length;
-      }
-      return utf8.decode(bytes);
+      return utf8.decode(concat(chunks));
     },
     stream() {
       if (response.body === null) return null;

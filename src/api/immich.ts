@@ -32,6 +32,7 @@ import {
   createHttpClient,
   type HttpClientOptions,
   InvalidResponseError,
+  isAccessDenied,
   PermanentError,
 } from "./http.ts";
 
@@ -51,7 +52,7 @@ const MAX_SEARCH_PAGES = 5000;
  * assets that are in a stack (the trash empties itself after 30 days by default, and hidden
  * live-photo parts are almost never stacked).
  */
-export const MAX_UNLISTED_LOOKUPS = 1000;
+const MAX_UNLISTED_LOOKUPS = 1000;
 
 /** A lower bound of every trash date: searching from it searches the whole trash only. */
 const TRASH_EPOCH = "1970-01-01T00:00:00.000Z";
@@ -602,11 +603,6 @@ function keepFileNames(item: unknown, names: Map<string, string>): void {
       names.set(id, originalFileName);
     }
   }
-}
-
-/** 401 or 403: the key itself was refused, which no caller may take for a missing asset. */
-function isKeyRefused(error: PermanentError): boolean {
-  return error.status === 401 || error.status === 403;
 }
 
 /** A search item's fields, or none when the server sent something else than an object. */
@@ -1361,7 +1357,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
           ? {}
           : { stackId: stack.id, primaryAssetId: stack.primaryAssetId };
       } catch (error) {
-        if (error instanceof PermanentError && error.status === 400 && !isKeyRefused(error)) {
+        if (error instanceof PermanentError && error.status === 400) {
           return undefined;
         }
         throw error;
@@ -1444,7 +1440,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
           names.set(id, asset.originalFileName);
         } catch (error) {
           // A name is only for messages: an asset gone meanwhile keeps its id.
-          if (!(error instanceof PermanentError) || isKeyRefused(error)) throw error;
+          if (!(error instanceof PermanentError) || isAccessDenied(error)) throw error;
         }
       }
       return names;

@@ -12,7 +12,8 @@
  */
 import type { Logger } from "@logtape/logtape";
 import { getLogger } from "@logtape/logtape";
-import { ApiError, displayUrl } from "../api/http.ts";
+import { ApiError } from "../api/http.ts";
+import { displayUrl } from "../shown_url.ts";
 import { neededPermissions } from "../api/immich.ts";
 import { ConfigError, type Settings, settingsOfPlan } from "../config.ts";
 import { parseCriteria } from "../grouping/criteria.ts";

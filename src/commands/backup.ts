@@ -9,7 +9,7 @@
  * @module
  */
 import { getLogger } from "@logtape/logtape";
-import { displayUrl } from "../api/http.ts";
+import { displayUrl } from "../shown_url.ts";
 import { neededPermissions } from "../api/immich.ts";
 import { backupText, type BackupUser, sortStacks, writeBackupFile } from "../state/backup.ts";
 import { recordStack } from "../state/journal.ts";

@@ -11,7 +11,7 @@
  * @module
  */
 import { getLogger, type Logger } from "@logtape/logtape";
-import { displayUrl } from "../api/http.ts";
+import { displayUrl } from "../shown_url.ts";
 import { createImmichClient, type ImmichClient } from "../api/immich.ts";
 import { type CommandOptions, ConfigError, type Settings } from "../config.ts";
 import type { Plan, Stack } from "../model.ts";

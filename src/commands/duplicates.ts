@@ -8,7 +8,7 @@
  * @module
  */
 import { getLogger } from "@logtape/logtape";
-import { displayUrl } from "../api/http.ts";
+import { displayUrl } from "../shown_url.ts";
 import type { ImmichClient } from "../api/immich.ts";
 import type { Settings } from "../config.ts";
 import { type DuplicatePhoto, type Duplicates, findDuplicates } from "../duplicates/find.ts";

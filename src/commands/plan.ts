@@ -9,7 +9,7 @@
 import { Buffer } from "node:buffer";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { getLogger, type Logger } from "@logtape/logtape";
-import { displayUrl } from "../api/http.ts";
+import { displayUrl } from "../shown_url.ts";
 import type { ImmichClient } from "../api/immich.ts";
 import { ConfigError, planSettings } from "../config.ts";
 import { parseCriteria } from "../grouping/criteria.ts";

@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { ApiError, displayUrl } from "../api/http.ts";
+import { ApiError } from "../api/http.ts";
+import { displayUrl } from "../shown_url.ts";
 import { neededPermissions } from "../api/immich.ts";
 import { ConfigError } from "../config.ts";
 import { runUsers, type UserWork } from "../run.ts";

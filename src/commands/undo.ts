@@ -7,7 +7,7 @@
  * @module
  */
 import { getLogger, type Logger } from "@logtape/logtape";
-import { displayUrl } from "../api/http.ts";
+import { displayUrl } from "../shown_url.ts";
 import { type ImmichClient, neededPermissions } from "../api/immich.ts";
 import { ConfigError } from "../config.ts";
 import type { Outcome, Plan, Stack, TrashPlan, TrashWrite } from "../model.ts";

@@ -17,7 +17,7 @@
  */
 
 import { getLogger, type Logger } from "@logtape/logtape";
-import { ApiError, delay, PermanentError } from "../api/http.ts";
+import { delay, isAccessDenied, PermanentError } from "../api/http.ts";
 import type {
   Action,
   CreateAction,
@@ -95,26 +95,6 @@ export interface ApplyOptions {
    * could put it back, e.g. `stacksync undo puts it back` when the writes are journaled.
    */
   readonly recovery?: string;
-}
-
-/**
- * Tells whether the server refused the key: a 401 (unknown or revoked key) or a 403 (a
- * permission missing). Such an answer ends the user's pass: every later write would be refused
- * the same way, or half of a replace would be done.
- *
- * @param error What a writer method threw.
- * @returns True for an API answer 401 or 403.
- *
- * @example Usage
- * ```ts
- * import assert from "node:assert/strict";
- * import { isAccessDenied } from "./apply.ts";
- *
- * assert.equal(isAccessDenied(new Error("boom")), false);
- * ```
- */
-export function isAccessDenied(error: unknown): boolean {
-  return error instanceof ApiError && (error.status === 401 || error.status === 403);
 }
 
 /**

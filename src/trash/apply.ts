@@ -8,7 +8,8 @@
 import { getLogger } from "@logtape/logtape";
 import { delay } from "../api/http.ts";
 import type { Outcome, SkipCause, TrashPlan, TrashWrite } from "../model.ts";
-import { type ApplyOptions, isAccessDenied } from "../reconcile/apply.ts";
+import { isAccessDenied } from "../api/http.ts";
+import type { ApplyOptions } from "../reconcile/apply.ts";
 import { Lanes, pacer } from "../reconcile/lanes.ts";
 import { nameList } from "../reconcile/render.ts";
 import { trashMessage } from "./render.ts";
