@@ -17,7 +17,7 @@ import {
   secretsOf,
   SETTINGS,
 } from "./src/config.ts";
-import { setupLogging, writeAll } from "./src/log.ts";
+import { literal, setupLogging, writeAll } from "./src/log.ts";
 import { applyCommand } from "./src/commands/apply.ts";
 import { backupCommand } from "./src/commands/backup.ts";
 import type { Command, CommandOutcome, CommandWork } from "./src/commands/command.ts";
@@ -29,11 +29,6 @@ import { undoCommand } from "./src/commands/undo.ts";
 import { fixTrashCommand } from "./src/commands/fix_trash.ts";
 import { duplicatesCommand } from "./src/commands/duplicates.ts";
 import denoJson from "./deno.json" with { type: "json" };
-
-/** A text as a log message that is no template: its braces (CRITERIA's JSON) stay braces. */
-function literal(text: string): string {
-  return text.replaceAll("{", "{{").replaceAll("}", "}}");
-}
 
 /** Exit statuses, decided here and nowhere else. */
 export const EXIT = { ok: 0, failed: 1, config: 2 } as const;

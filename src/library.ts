@@ -8,6 +8,7 @@
  * @module
  */
 import type { Logger } from "@logtape/logtape";
+import { literal } from "./log.ts";
 import { TransientError } from "./api/http.ts";
 import { displayUrl } from "./shown_url.ts";
 import type { AnsweredStack, ImmichClient, SearchFilter } from "./api/immich.ts";
@@ -403,7 +404,7 @@ function warnOnce(reading: Reading, topic: string, message: string): void {
   const key = `${reading.user.id}:${topic}`;
   if (reading.memory.warned.has(key)) return;
   reading.memory.warned.add(key);
-  reading.log.warn(message);
+  reading.log.warn(literal(message));
 }
 
 const NO_STATISTICS = "The API key cannot count assets (POST /search/statistics needs the " +
@@ -718,8 +719,9 @@ async function incrementalRead(
   const mismatch = countMismatch(serverCounts, cachedCounts);
   if (mismatch !== undefined) return mismatch;
   log.info(
-    `Incremental pass: {changed} ${merged.changed.length === 1 ? "asset" : "assets"} changed ` +
-      "since {since}",
+    merged.changed.length === 1
+      ? "Incremental pass: {changed} asset changed since {since}"
+      : "Incremental pass: {changed} assets changed since {since}",
     { pass: "incremental", changed: merged.changed.length, since: sinceText },
   );
 

@@ -5,8 +5,12 @@
  * Every module logs through `getLogger(["stacksync", "<module>"])` from `@logtape/logtape`, with
  * its fixed message text (a LogTape template such as `"Retry {attempt}/{max} after {delay}"` is
  * rendered with its values) and context fields as properties: `assetID`, `filename`, `stackID`,
- * `user`, `method`, `path`, `status`, `correlationID`, … Every secret handed to
- * {@linkcode setupLogging} is replaced by `[REDACTED]` in every line before it is written.
+ * `user`, `method`, `path`, `status`, `correlationID`, … A message is never built from data: a
+ * file name such as `IMG_{1}.jpg` would be read as a template and lose its `{1}`. The data goes
+ * in properties named by the template, or a text made whole elsewhere (a plan line, a summary)
+ * goes through {@linkcode literal}; `deno lint` enforces it (`scripts/log_message_lint.ts`).
+ * Every secret handed to {@linkcode setupLogging} is replaced by `[REDACTED]` in every line
+ * before it is written.
  *
  * @module
  */
@@ -93,6 +97,30 @@ export function redact(text: string, secrets: readonly string[]): string {
     if (secret !== "") result = result.replaceAll(secret, REDACTED);
   }
   return result;
+}
+
+/**
+ * A finished text as a log message that LogTape writes as it is: its braces are escaped, so
+ * `{…}` in a file name, path or reason is no placeholder. For texts made whole elsewhere (a plan
+ * line, a summary); a message with data in it is better a constant template with the data as
+ * properties, which JSON lines then carry as fields.
+ *
+ * @param text The text to log.
+ * @returns The text as a LogTape message template that renders to exactly `text`.
+ *
+ * @example Usage
+ * ```ts
+ * import { literal } from "./log.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(literal("Moved IMG_{1}.jpg"), "Moved IMG_{{1}}.jpg");
+ * assert.equal(literal("IMG_1}.jpg"), "IMG_1}.jpg");
+ * ```
+ */
+export function literal(text: string): string {
+  // LogTape reads a message without "{" as it is, "}}" included: only a "{" needs escaping.
+  if (!text.includes("{")) return text;
+  return text.replaceAll("{", "{{").replaceAll("}", "}}");
 }
 
 /** The forms a secret can take inside a written line: as is, and escaped as JSON would. */

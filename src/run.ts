@@ -6,6 +6,7 @@
  * @module
  */
 import { getLogger, type Logger } from "@logtape/logtape";
+import { literal } from "./log.ts";
 import { ApiError, delay } from "./api/http.ts";
 import { createImmichClient, type ImmichClient, neededPermissions } from "./api/immich.ts";
 import { SELF_REKT_PAUSE_MS, type Settings } from "./config.ts";
@@ -581,7 +582,7 @@ function logLeftUndone(
       ...rollback?.lost.map((stack) => `; stack ${stack.from} could not be put back`) ?? [],
       ...deleted.map((id) => `; stack ${id} is deleted already`),
     ].join("");
-    userLog.warn(`Left for the next run: ${target}: ${why}${after}`, {
+    userLog.warn(literal(`Left for the next run: ${target}: ${why}${after}`), {
       assetID: action.assetIds[0],
       filename: action.context.assets[0]?.originalFileName,
       reason: action.reason,
@@ -589,7 +590,9 @@ function logLeftUndone(
     });
   }
   if (undone.length > MAX_LEFT_UNDONE) {
-    userLog.warn(`Left for the next run: ${undone.length - MAX_LEFT_UNDONE} more actions`);
+    userLog.warn("Left for the next run: {more} more actions", {
+      more: undone.length - MAX_LEFT_UNDONE,
+    });
   }
 }
 
@@ -623,11 +626,11 @@ async function processUser(
     const { plan, trash, report: reportExtra, skippedAssets, cache } = prepared;
     // The whole plan is one line per action: built only when debug shows it.
     if (userLog.isEnabledFor("debug")) {
-      for (const line of renderPlan(plan).slice(0, -1)) userLog.debug(line);
+      for (const line of renderPlan(plan).slice(0, -1)) userLog.debug(literal(line));
     }
     // A pass that only moves photos to or from the trash has no stacks to state.
-    if (trash === undefined || hasChanges(plan)) userLog.info(summarizePlan(plan));
-    if (prepared.trashSummary !== undefined) userLog.info(prepared.trashSummary);
+    if (trash === undefined || hasChanges(plan)) userLog.info(literal(summarizePlan(plan)));
+    if (prepared.trashSummary !== undefined) userLog.info(literal(prepared.trashSummary));
 
     // A journal that cannot be written stops the user's pass: no write goes unrecorded.
     const stop = new AbortController();
@@ -677,9 +680,9 @@ async function processUser(
       skippedAssets,
     };
     const summary = (work.summary ?? summaryLine)(report, settings.dryRun);
-    if (report.status === "stopped") userLog.error(summary);
-    else if (!passSucceeded([report])) userLog.warn(summary);
-    else userLog.info(summary);
+    if (report.status === "stopped") userLog.error(literal(summary));
+    else if (!passSucceeded([report])) userLog.warn(literal(summary));
+    else userLog.info(literal(summary));
     logLeftUndone([...outcomes, ...trashOutcomes], userLog);
     if (cache !== undefined) {
       const unfinished = unfinishedReason(counts, client.faults(), options.signal?.aborted);
@@ -788,9 +791,11 @@ export async function runUsers(
   const notReached = settings.apiKeys.length - reports.length;
   if (notReached > 0) {
     logger.warn(
-      `Stopped by the shutdown signal: ${notReached} of ${
-        plural(settings.apiKeys.length, "user")
-      } not processed; the next run processes them`,
+      literal(
+        `Stopped by the shutdown signal: ${notReached} of ${
+          plural(settings.apiKeys.length, "user")
+        } not processed; the next run processes them`,
+      ),
     );
   }
   const failedUsers = reports.filter((r) => r.status === "failed");
@@ -806,9 +811,9 @@ export async function runUsers(
     failedActions,
   };
   if (passSucceeded(reports) && reports.length === settings.apiKeys.length) {
-    logger.info(line, context);
+    logger.info(literal(line), context);
   } else {
-    logger.warn(line, context);
+    logger.warn(literal(line), context);
   }
   return reports;
 }

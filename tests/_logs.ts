@@ -1,8 +1,10 @@
 /**
- * Log capture for tests: LogTape records of the `stacksync` loggers go into an array.
+ * Log capture for tests: LogTape records of the `stacksync` loggers go into an array; logfmt
+ * lines read back into their fields.
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { configure, type LogLevel, type LogRecord } from "@logtape/logtape";
 
 /**
@@ -23,4 +25,23 @@ export async function recordLogs(lowestLevel: LogLevel = "trace"): Promise<LogRe
     ],
   });
   return records;
+}
+
+/**
+ * Parses one logfmt line (`LOG_FORMAT=text`, without its newline) into its fields; quoted values
+ * are JSON strings. A line that is not logfmt fails the test.
+ *
+ * @param line The line.
+ * @returns Its fields by name.
+ */
+export function parseLogfmt(line: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  const pair = /([^\s=]+)=("(?:[^"\\]|\\.)*"|[^\s"]*)(?:\s+|$)/y;
+  let consumed = 0;
+  for (let match = pair.exec(line); match !== null; match = pair.exec(line)) {
+    fields[match[1]] = match[2].startsWith('"') ? JSON.parse(match[2]) : match[2];
+    consumed = pair.lastIndex;
+  }
+  assert.equal(consumed, line.length, `not logfmt: ${line}`);
+  return fields;
 }

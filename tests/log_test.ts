@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { getLogger } from "@logtape/logtape";
 import {
+  literal,
   LOG_FILE_FALLBACK,
   LOG_LEVELS,
   type LogFormat,
@@ -10,21 +11,10 @@ import {
   REDACTED,
   setupLogging,
 } from "../src/log.ts";
+import logMessageLint from "../scripts/log_message_lint.ts";
+import { parseLogfmt } from "./_logs.ts";
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** Parses one logfmt line into its fields; quoted values are JSON strings. */
-function parseLogfmt(line: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  const pair = /([^\s=]+)=("(?:[^"\\]|\\.)*"|[^\s"]*)(?:\s+|$)/y;
-  let consumed = 0;
-  for (let match = pair.exec(line); match !== null; match = pair.exec(line)) {
-    fields[match[1]] = match[2].startsWith('"') ? JSON.parse(match[2]) : match[2];
-    consumed = pair.lastIndex;
-  }
-  assert.equal(consumed, line.length, `not logfmt: ${line}`);
-  return fields;
-}
 
 function parseLine(format: LogFormat, line: string): Record<string, unknown> {
   assert.ok(line.endsWith("\n") && !line.slice(0, -1).includes("\n"), `one line: ${line}`);
@@ -172,7 +162,7 @@ Deno.test("setupLogging() redacts every secret from message, fields, errors and 
       const dir = await tempDir();
       const file = join(dir, "run.log");
       const { lines, logging } = await capture({ format, secrets, file });
-      logger.info(`header x-api-key: ${secrets[0]}`);
+      logger.info(literal(`header x-api-key: ${secrets[0]}`));
       logger.info("Processing user: {user}", { user: secrets[1] });
       logger.trace("Request", {
         headers: { "x-api-key": secrets[0] },
@@ -222,4 +212,49 @@ Deno.test("setupLogging() can be called again and the new setup replaces the old
   assert.deepEqual(first.lines, []);
   assert.equal(second.lines.length, 1);
   assert.equal(parseLine("json", second.lines[0]).msg, "Failed to create stack");
+});
+
+Deno.test("literal() texts and template values with braces are written as they are, secrets hidden", async (t) => {
+  const texts = ["Moved IMG_{0001}.CR3", "party {2024}.jpg", "IMG_1}.jpg", "{{x}}", "{*} {user}"];
+  for (const format of ["text", "json"] as const) {
+    await t.step(format, async () => {
+      const { lines, logging } = await capture({ format, secrets: ["k{3}y"] });
+      for (const text of texts) logger.info(literal(text), { user: "Ada" });
+      logger.warn("Left {files} as they are", { files: "IMG_{1}.jpg, k{3}y" });
+      logger.info(literal("key k{3}y in a message"));
+      await logging.dispose();
+      const records = lines.map((line) => parseLine(format, line));
+      assert.deepEqual(records.map((record) => record.msg), [
+        ...texts,
+        `Left IMG_{1}.jpg, ${REDACTED} as they are`,
+        `key ${REDACTED} in a message`,
+      ]);
+      assert.equal(records[texts.length].files, `IMG_{1}.jpg, ${REDACTED}`);
+    });
+  }
+});
+
+Deno.test("deno lint refuses a log message built from data, and takes templates and literal()", () => {
+  const problems = (code: string) =>
+    Deno.lint.runPlugin(logMessageLint, "case.ts", code).map((problem) => problem.id);
+  const refused = [
+    "log.info(`Left stack ${id} as it is`);",
+    "log.warn(summary, { user });",
+    "this.#logger.error(what);",
+    'log.debug("Moved " + name);',
+    "log.info(describe(action));",
+    'log.info(done ? text : "Nothing to do");',
+  ];
+  const accepted = [
+    'log.info("Left stack {stackID} as it is", { stackID });',
+    'log.warn("Cannot write {path}: " + "{error}", { path, error });',
+    "log.info(`No changes`);",
+    'log.info(same ? "Restored stack {old}" : "Restored stack {old} as {id}", fields);',
+    "log.info(literal(`Moved ${name}`));",
+    "log.warn(LOG_FILE_FALLBACK, { file });",
+    "console.error(`warning: ${text}`);",
+    "log.info`Moved ${name}`;",
+  ];
+  for (const code of refused) assert.deepEqual(problems(code), ["stacksync/log-message"], code);
+  for (const code of accepted) assert.deepEqual(problems(code), [], code);
 });

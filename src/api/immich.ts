@@ -900,8 +900,9 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
       http = retried;
       API_ADDRESSES.set(options.baseUrl, withApi);
       logger.warn(
-        `API_URL ${shownUrl(options.baseUrl)} answers Immich's web page, not its API: using ` +
-          `${shownUrl(withApi)}; add /api to API_URL`,
+        "API_URL {apiUrl} answers Immich's web page, not its API: using {usedUrl}; add /api to " +
+          "API_URL",
+        { apiUrl: shownUrl(options.baseUrl), usedUrl: shownUrl(withApi) },
       );
       return found;
     }

@@ -12,6 +12,7 @@
  */
 import type { Logger } from "@logtape/logtape";
 import { getLogger } from "@logtape/logtape";
+import { literal } from "../log.ts";
 import { ApiError } from "../api/http.ts";
 import { displayUrl } from "../shown_url.ts";
 import { neededPermissions } from "../api/immich.ts";
@@ -71,7 +72,9 @@ interface Approved {
 function logApproval(approval: Approval, approved: PlanUser, path: string, log: Logger): void {
   for (const { action, reason } of approval.stale) {
     log.warn(
-      `Skipped stale action ${action.id}: it would ${describeAction(action)}, but ${reason}`,
+      literal(
+        `Skipped stale action ${action.id}: it would ${describeAction(action)}, but ${reason}`,
+      ),
       {
         action: action.id,
         kind: action.kind,
@@ -81,28 +84,28 @@ function logApproval(approval: Approval, approved: PlanUser, path: string, log: 
     );
   }
   for (const action of approval.done) {
-    log.debug(`Action ${action.id} is done already: ${describeAction(action)}`, {
+    log.debug(literal(`Action ${action.id} is done already: ${describeAction(action)}`), {
       action: action.id,
     });
   }
   if (approval.done.length > 0) {
-    log.info(`${approval.done.length} actions of ${path} are done already`, {
+    log.info("{done} actions of {file} are done already", {
       done: approval.done.length,
+      file: path,
     });
   }
   if (approval.unapproved.length > 0) {
     log.info(
-      `Left ${approval.unapproved.length} changes that ${path} does not hold (unticked, or ` +
-        "new since the plan): stacksync plan shows them",
-      { unapproved: approval.unapproved.length },
+      "Left {unapproved} changes that {file} does not hold (unticked, or new since the plan): " +
+        "stacksync plan shows them",
+      { unapproved: approval.unapproved.length, file: path },
     );
   }
-  log.info(
-    `Applying ${approval.apply.length} of the ${approved.actions.length} actions of ${path}`,
-    {
-      actions: approval.apply.length,
-    },
-  );
+  log.info("Applying {actions} of the {planned} actions of {file}", {
+    actions: approval.apply.length,
+    planned: approved.actions.length,
+    file: path,
+  });
 }
 
 /** The user's line of what became of the file's actions. */
@@ -127,8 +130,8 @@ function logCounts(
   ];
   const line = `Applied ${context.path} for ${context.user}: ${parts.join(", ")}`;
   const fields = { applied, done: approval.done.length, stale: approval.stale.length, failed };
-  if (approval.stale.length + failed + notDone > 0) log.warn(line, fields);
-  else log.info(line, fields);
+  if (approval.stale.length + failed + notDone > 0) log.warn(literal(line), fields);
+  else log.info(literal(line), fields);
 }
 
 /**
@@ -233,7 +236,7 @@ export const applyCommand: Command = async (context) => {
     const missed = plan.users.filter((user) => user.actions.length > 0 && !reached.has(user.id));
     for (const user of missed) {
       getLogger(["stacksync", "apply"]).warn(
-        `Did not apply the plan of ${user.name}: no key of API_KEY reached that user`,
+        "Did not apply the plan of {user}: no key of API_KEY reached that user",
         { user: user.name },
       );
     }

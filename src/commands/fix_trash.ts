@@ -11,6 +11,7 @@
  * @module
  */
 import { getLogger, type Logger } from "@logtape/logtape";
+import { literal } from "../log.ts";
 import { neededPermissions } from "../api/immich.ts";
 import type { Settings } from "../config.ts";
 import { criterionFields, parseCriteria } from "../grouping/criteria.ts";
@@ -82,7 +83,9 @@ function fixTrashWork(settings: Settings, force: boolean): UserWork {
       const moving = report.following + report.orphaned;
       const share = report.active === 0 ? 0 : moving * 100 / report.active;
       if (share > settings.fixTrashMaxPercent && !force) {
-        for (const action of plan.actions) log.info(trashMessage(action, { dryRun: true }));
+        for (const action of plan.actions) {
+          log.info(literal(trashMessage(action, { dryRun: true })));
+        }
         throw new RangeError(
           `Cannot move ${moving} photos to the trash as they are ${percent(share)} % of the ` +
             `${report.active} photos of ${user.name} outside the trash, more than ` +
@@ -113,17 +116,19 @@ function percent(share: number): string {
 
 /** Says at debug which photos stay that might have gone, and why. */
 function logKept(report: TrashReport, log: Logger): void {
-  const lines: [string, TrashReport["notFollowed"]][] = [
-    ["Not followed, as a copy is outside the trash: {files}", report.notFollowed],
-    ["Kept as archived photos never go to the trash: {files}", report.archivedKept],
-    ["Kept as their stack holds a developed photo: {files}", report.stackedRawsKept],
-  ];
-  for (const [line, assets] of lines) {
-    if (assets.length === 0) continue;
-    log.debug(line, {
-      files: assets.slice(0, MAX_LISTED).map((asset) => asset.originalFileName).join(", "),
-      assets: assets.length,
-    });
+  const fields = (assets: TrashReport["notFollowed"]) => ({
+    files: assets.slice(0, MAX_LISTED).map((asset) => asset.originalFileName).join(", "),
+    assets: assets.length,
+  });
+  const { notFollowed, archivedKept, stackedRawsKept } = report;
+  if (notFollowed.length > 0) {
+    log.debug("Not followed, as a copy is outside the trash: {files}", fields(notFollowed));
+  }
+  if (archivedKept.length > 0) {
+    log.debug("Kept as archived photos never go to the trash: {files}", fields(archivedKept));
+  }
+  if (stackedRawsKept.length > 0) {
+    log.debug("Kept as their stack holds a developed photo: {files}", fields(stackedRawsKept));
   }
 }
 
@@ -139,8 +144,9 @@ export function warnAboutTrashSettings(settings: Settings): void {
   const { unknown } = orphanExtensions(settings.rawOrphanExtensions);
   if (unknown.length > 0) {
     log.warn(
-      `Ignored ${unknown.map((entry) => JSON.stringify(entry)).join(", ")} of ` +
-        "RAW_ORPHAN_EXTENSIONS: not a RAW extension; see stacksync fix-trash --help for the list",
+      "Ignored {extensions} of RAW_ORPHAN_EXTENSIONS: not a RAW extension; see stacksync " +
+        "fix-trash --help for the list",
+      { extensions: unknown.map((entry) => JSON.stringify(entry)).join(", ") },
     );
   }
   if (!settings.trashOrphanedRaws && (settings.rawOrphanExtensions ?? []).length > 0) {

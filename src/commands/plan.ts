@@ -212,18 +212,20 @@ export const planCommand: Command = async (context) => {
     const actions = users.reduce((sum, user) => sum + user.actions.length, 0);
     if (out === "-") { for (const chunk of planFileChunks(plan)) context.stdout(chunk); }
     else await writeChunks(out, planFileChunks(plan));
-    log.info(`Wrote the plan of ${actions} actions to ${out === "-" ? "standard output" : out}`, {
-      actions,
-      users: users.length,
-      file: out,
-    });
+    log.info(
+      out === "-"
+        ? "Wrote the plan of {actions} actions to standard output"
+        : "Wrote the plan of {actions} actions to {file}",
+      { actions, users: users.length, file: out },
+    );
     if (pictures !== undefined && html !== undefined) {
       await writeChunks(html, pageChunks(plan, { images: pictures.sources }));
       await pictures.dropOthers();
-      const where = pictures.folder === undefined ? "inside it" : `in ${pictures.folder}`;
       log.info(
-        `Wrote the review page to ${html} with ${pictures.sources.size} pictures ${where}`,
-        { file: html, pictures: pictures.sources.size },
+        pictures.folder === undefined
+          ? "Wrote the review page to {file} with {pictures} pictures inside it"
+          : "Wrote the review page to {file} with {pictures} pictures in {folder}",
+        { file: html, pictures: pictures.sources.size, folder: pictures.folder },
       );
     }
     return outcomeOf(reports, settings.apiKeys.length);

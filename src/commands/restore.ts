@@ -103,7 +103,10 @@ function restoreWork(context: CommandContext, users: ReadonlyMap<string, BackupU
           return { id, originalFileName: originalFileName ?? id };
         }),
       }));
-      log.info(`Restoring ${groups.length} stacks of ${backup.name}`, { stacks: groups.length });
+      log.info("Restoring {stacks} stacks of {backup}", {
+        stacks: groups.length,
+        backup: backup.name,
+      });
       const plan = await planTargets(client, stacks, groups, {
         fileNames: names,
         ...(options.exact ? { exactFor: "all" as const } : {}),

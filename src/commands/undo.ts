@@ -72,31 +72,42 @@ function logResult(
   );
   for (const [old, id] of restoredIds(context.plan, outcomes)) {
     const fields = { oldStackID: old, stackID: id };
-    const as = id === old ? "" : ` as ${id}`;
-    if (changed.has(old)) log.info(`Restored stack ${old}${as}`, fields);
-    else log.debug(`Stack ${old} was already back${as}`, fields);
+    const same = id === old;
+    if (changed.has(old)) {
+      log.info(
+        same ? "Restored stack {oldStackID}" : "Restored stack {oldStackID} as {stackID}",
+        fields,
+      );
+    } else {
+      log.debug(
+        same
+          ? "Stack {oldStackID} was already back"
+          : "Stack {oldStackID} was already back as {stackID}",
+        fields,
+      );
+    }
   }
   const name = (id: string) => names.get(id) ?? id;
   for (const [old, ids] of context.leftOut) {
     log.info(
-      `Stack ${old} is back without ${ids.map(name).join(", ")}: in the trash or hidden when ` +
-        "the run read it, Immich lists them in no stack",
-      { oldStackID: old, assets: ids.length },
+      "Stack {oldStackID} is back without {files}: in the trash or hidden when the run read " +
+        "it, Immich lists them in no stack",
+      { oldStackID: old, files: ids.map(name).join(", "), assets: ids.length },
     );
   }
   for (const { stackId, assetIds } of context.changedSince) {
-    const fields = { filename: name(assetIds[0]), assets: assetIds.length };
+    const fields = { filename: name(assetIds[0]), assets: assetIds.length, run: context.run };
     if (stackId !== undefined) {
       log.warn(
-        `Left stack ${stackId} as it is: it changed after run ${context.run}; ` +
-          "--force puts back what the run changed",
+        "Left stack {stackID} as it is: it changed after run {run}; --force puts back what the " +
+          "run changed",
         { ...fields, stackID: stackId, members: assetIds.map(name) },
       );
     } else {
       log.warn(
-        `Left ${assetIds.map(name).join(", ")} as they are: their stacks changed after run ` +
-          `${context.run}; --force puts back what the run changed`,
-        fields,
+        "Left {files} as they are: their stacks changed after run {run}; --force puts back " +
+          "what the run changed",
+        { ...fields, files: assetIds.map(name).join(", ") },
       );
     }
   }
@@ -186,8 +197,10 @@ function undoWork(
       }
       const { run } = target.summary;
       const done = status(target.summary);
-      if (done.by !== undefined) log.info(`Run ${run} was undone by ${done.by} already`);
-      log.info(`Undoing run ${run} of ${target.summary.startedAt}`, { run });
+      if (done.by !== undefined) {
+        log.info("Run {run} was undone by {undoneBy} already", { run, undoneBy: done.by });
+      }
+      log.info("Undoing run {run} of {startedAt}", { run, startedAt: target.summary.startedAt });
       const journal = await folder.read(target);
       const now = await currentStacks(client);
       const earlierUndos = [];
@@ -253,7 +266,10 @@ export const undoCommand: Command = async (context) => {
     warnIfUnjournaled(settings);
     // A journal that cannot be read is no run undo can take: say so once.
     for (const { path, error } of unreadable) {
-      getLogger(["stacksync", "state"]).warn(`Cannot read the journal ${path}: ${error}`);
+      getLogger(["stacksync", "state"]).warn("Cannot read the journal {path}: {error}", {
+        path,
+        error,
+      });
     }
     const reached = new Set<string>();
     const work = undoWork(context, folder, found, given, reached);
@@ -266,9 +282,8 @@ export const undoCommand: Command = async (context) => {
     const missed = (given ?? []).filter((journal) => !reached.has(journal.summary.user.id));
     for (const { summary } of missed) {
       getLogger(["stacksync", "undo"]).warn(
-        `Did not undo run ${summary.run} for ${summary.user.name}: no key of API_KEY reached ` +
-          "that user",
-        { user: summary.user.name },
+        "Did not undo run {run} for {user}: no key of API_KEY reached that user",
+        { run: summary.run, user: summary.user.name },
       );
     }
     return missed.length > 0 ? "failed" : outcomeOf(reports, settings.apiKeys.length);

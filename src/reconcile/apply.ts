@@ -18,6 +18,7 @@
 
 import { getLogger, type Logger } from "@logtape/logtape";
 import { delay, isAccessDenied, PermanentError } from "../api/http.ts";
+import { literal } from "../log.ts";
 import type {
   Action,
   CreateAction,
@@ -144,9 +145,9 @@ export async function applyPlan(
   logLeftAlone(plan, logger);
   if (options.dryRun) {
     for (const action of plan.actions) {
-      logger.info(writeMessage(action, { dryRun: true }), lineProperties(action));
+      logger.info(literal(writeMessage(action, { dryRun: true })), lineProperties(action));
       const unfetched = unfetchedMessage(action, { dryRun: true });
-      if (unfetched !== undefined) logger.info(unfetched, properties(action));
+      if (unfetched !== undefined) logger.info(literal(unfetched), properties(action));
       options.afterAction?.();
     }
     return plan.actions.map((action) => ({ action, status: "skipped", because: "dry-run" }));
@@ -254,7 +255,7 @@ class Run {
     }
     if (action.kind === "replace") {
       const unfetched = unfetchedMessage(action, { dryRun: false });
-      if (unfetched !== undefined) this.#logger.info(unfetched, properties(action));
+      if (unfetched !== undefined) this.#logger.info(literal(unfetched), properties(action));
     }
     for (const [i, stackId] of stackIds.entries()) {
       if (i > 0) await this.#pace();
@@ -329,8 +330,10 @@ class Run {
       .find((stackId) => stackId !== undefined && stackId !== own);
     if (blocker !== undefined) {
       this.#logger.warn(
-        `Skipped ${describeWrite(action)}: stack ${blocker} holding some of its assets ` +
-          "could not be deleted",
+        literal(
+          `Skipped ${describeWrite(action)}: stack ${blocker} holding some of its assets ` +
+            "could not be deleted",
+        ),
         properties(action, blocker),
       );
       return { action, status: "skipped", because: "deletion-failed" };
@@ -347,7 +350,7 @@ class Run {
       } catch (error) {
         return this.#failed(action, `Failed to update stack ${action.stackId}`, error);
       }
-      this.#logger.info(writeMessage(action, { dryRun: false }), lineProperties(action));
+      this.#logger.info(literal(writeMessage(action, { dryRun: false })), lineProperties(action));
       return { action, status: "ok" };
     }
     const result = await this.#create(action, action.assetIds);
@@ -358,7 +361,7 @@ class Run {
     const lineProps = action.kind === "grow"
       ? { ...lineProperties(action), newStackID: result.id }
       : lineProperties(action, result.id);
-    this.#logger.info(writeMessage(action, { dryRun: false }), lineProps);
+    this.#logger.info(literal(writeMessage(action, { dryRun: false })), lineProps);
     return { action, status: "ok", stackId: result.id };
   }
 
@@ -377,7 +380,7 @@ class Run {
         });
         if (halt === "aborted" && deleted.length > 0) {
           this.#logger.warn(
-            `Stopped before ${describeWrite(action)}; the next run creates it`,
+            literal(`Stopped before ${describeWrite(action)}; the next run creates it`),
             properties(action),
           );
         }
@@ -389,7 +392,7 @@ class Run {
     if (blocker !== undefined) {
       for (const action of pending) {
         this.#logger.warn(
-          `Skipped ${describeWrite(action)}: stack ${blocker} could not be deleted`,
+          literal(`Skipped ${describeWrite(action)}: stack ${blocker} could not be deleted`),
           properties(action, blocker),
         );
       }
@@ -420,7 +423,7 @@ class Run {
         created.push({ action, id: result.id });
         this.outcomes.set(action, { action, status: "ok", stackId: result.id });
         this.#logger.info(
-          writeMessage(action, { dryRun: false, newStackId: result.id }),
+          literal(writeMessage(action, { dryRun: false, newStackId: result.id })),
           lineProperties(action, result.id),
         );
         continue;
@@ -487,13 +490,13 @@ class Run {
       await this.#pace();
       try {
         await this.#writer.deleteStack(id);
-        this.#logger.info(`Deleted stack ${id} again: its replace could not finish`, {
+        this.#logger.info("Deleted stack {stackID} again: its replace could not finish", {
           stackID: id,
         });
       } catch (error) {
         if (isAccessDenied(error)) this.#denied = message(error);
         survivors.push(id);
-        this.#logger.error(`Failed to delete stack ${id} again`, {
+        this.#logger.error("Failed to delete stack {stackID} again", {
           stackID: id,
           error: message(error),
         });
@@ -517,7 +520,7 @@ class Run {
       }
       if (previous.assetIds.length < 2) {
         // Immich shows a 1-asset stack as no stack: there is nothing to put back.
-        this.#logger.info(`Did not put back stack ${id}: it held one asset`, { stackID: id });
+        this.#logger.info("Did not put back stack {stackID}: it held one asset", { stackID: id });
         continue;
       }
       if (listed.length < 2) {
@@ -534,9 +537,16 @@ class Run {
       const leftOut = previous.trashedAssetIds;
       restored.push({ from: id, to: result.id, leftOut });
       this.#logger.warn(
-        `Put back stack ${id} as stack ${result.id}` +
-          (leftOut.length > 0 ? ` without ${leftOut.length} members in the trash` : ""),
-        { stackID: id, newStackID: result.id, assetID: listed[0], assets: listed.length },
+        leftOut.length > 0
+          ? "Put back stack {stackID} as stack {newStackID} without {trashed} members in the trash"
+          : "Put back stack {stackID} as stack {newStackID}",
+        {
+          stackID: id,
+          newStackID: result.id,
+          assetID: listed[0],
+          assets: listed.length,
+          trashed: leftOut.length,
+        },
       );
     }
     return { restored, lost };
@@ -553,17 +563,22 @@ class Run {
    */
   #logLost(id: string, why: string): void {
     const previous = this.#previous.get(id)!;
-    const recovery = this.#options.recovery;
-    const message = this.#stopped
-      ? `Could not put back stack ${id}: the run was stopped first` +
-        (recovery === undefined ? "" : `; ${recovery}`) + ` (${why})`
-      : `Could not put back stack ${id}: ${why}`;
-    this.#logger.error(message, {
-      stackID: id,
-      assetID: previous.primaryAssetId,
-      assets: previous.assetIds.length,
-      members: previous.assetIds,
-    });
+    const recovery = this.#stopped ? this.#options.recovery : undefined;
+    this.#logger.error(
+      !this.#stopped
+        ? "Could not put back stack {stackID}: {error}"
+        : recovery === undefined
+        ? "Could not put back stack {stackID}: the run was stopped first ({error})"
+        : "Could not put back stack {stackID}: the run was stopped first; {recovery} ({error})",
+      {
+        stackID: id,
+        error: why,
+        recovery,
+        assetID: previous.primaryAssetId,
+        assets: previous.assetIds.length,
+        members: previous.assetIds,
+      },
+    );
   }
 
   /**
@@ -628,9 +643,9 @@ class Run {
     }
     this.#deleted.add(stackId);
     if (action.kind === "delete") {
-      this.#logger.info(writeMessage(action, { dryRun: false }), lineProperties(action));
+      this.#logger.info(literal(writeMessage(action, { dryRun: false })), lineProperties(action));
     } else {
-      this.#logger.info(replaceDeletionMessage(stackId), properties(action, stackId));
+      this.#logger.info(literal(replaceDeletionMessage(stackId)), properties(action, stackId));
     }
     return undefined;
   }
@@ -647,7 +662,7 @@ class Run {
     const detail = message(error);
     const accessDenied = isAccessDenied(error);
     if (accessDenied) this.#denied = detail;
-    this.#logger.error(what, { ...properties(action, stackId), error: detail });
+    this.#logger.error(literal(what), { ...properties(action, stackId), error: detail });
     return {
       action,
       status: "failed",
@@ -661,7 +676,7 @@ class Run {
     what: string,
     result: Extract<CreateResult, { done: false }>,
   ): Extract<Outcome, { status: "failed" }> {
-    this.#logger.error(what, { ...properties(action), error: result.error });
+    this.#logger.error(literal(what), { ...properties(action), error: result.error });
     return {
       action,
       status: "failed",
@@ -758,7 +773,7 @@ function ownStacks(action: Action): string | undefined {
 /** What the plan leaves as it is: in-sync stacks at debug, conflicts at info. */
 function logLeftAlone(plan: Plan, logger: Logger): void {
   for (const entry of plan.inSync) {
-    logger.debug(`Stack ${entry.stackId} is in sync`, { stackID: entry.stackId });
+    logger.debug("Stack {stackID} is in sync", { stackID: entry.stackId });
   }
   for (const entry of plan.needsReplace) {
     const stackIds = entry.stackIds.join(", ");
@@ -766,7 +781,7 @@ function logLeftAlone(plan: Plan, logger: Logger): void {
       ? "adding photos to it would drop its members in the trash; restore or delete them, or " +
         "set REPLACE_STACKS=true to replace it"
       : "set REPLACE_STACKS=true to replace it";
-    logger.info(`Left stack ${stackIds} as it is: ${why}`, {
+    logger.info(literal(`Left stack ${stackIds} as it is: ${why}`), {
       stackID: entry.stackIds.join(","),
       assetID: entry.assetIds[0],
       filename: entry.context.assets[0]?.originalFileName,

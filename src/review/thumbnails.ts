@@ -93,8 +93,8 @@ export async function fetchThumbnails(
   const { log } = options;
   const warnDenied = () =>
     log.warn(
-      `Showing file names instead of pictures on the review page as the API key lacks the ` +
-        `permission ${THUMBNAIL_PERMISSION}: add it to the key to see the photos`,
+      "Showing file names instead of pictures on the review page as the API key lacks the " +
+        "permission {permission}: add it to the key to see the photos",
       { permission: THUMBNAIL_PERMISSION },
     );
   const granted = await client.grantedPermissions();
@@ -135,9 +135,9 @@ export async function fetchThumbnails(
   await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
   if (failed > 0) {
     log.warn(
-      `Could not fetch ${failed} of ${assetIds.length} pictures for the review page: those ` +
-        "photos show their file names (LOG_LEVEL=debug names each)",
-      { failed },
+      "Could not fetch {failed} of {pictures} pictures for the review page: those photos show " +
+        "their file names (LOG_LEVEL=debug names each)",
+      { failed, pictures: assetIds.length },
     );
   }
   return { fetched, failed, denied };

@@ -6,6 +6,7 @@
  * @module
  */
 import { getLogger } from "@logtape/logtape";
+import { literal } from "../log.ts";
 import { delay } from "../api/http.ts";
 import type { Outcome, SkipCause, TrashPlan, TrashWrite } from "../model.ts";
 import { isAccessDenied } from "../api/http.ts";
@@ -64,7 +65,7 @@ export async function applyTrash(
   const logger = options.logger ?? getLogger(["stacksync", "trash"]);
   if (options.dryRun) {
     for (const action of plan.actions) {
-      logger.info(trashMessage(action, { dryRun: true }), properties(action));
+      logger.info(literal(trashMessage(action, { dryRun: true })), properties(action));
       options.afterAction?.();
     }
     return plan.actions.map((action) => ({ action, status: "skipped", because: "dry-run" }));
@@ -94,7 +95,7 @@ export async function applyTrash(
         const what = action.kind === "trash"
           ? "Failed to move photos to the trash"
           : "Failed to restore photos from the trash";
-        logger.error(what, { ...properties(action), error: detail });
+        logger.error(literal(what), { ...properties(action), error: detail });
         outcomes.set(action, {
           action,
           status: "failed",
@@ -103,7 +104,7 @@ export async function applyTrash(
         });
         return;
       }
-      logger.info(trashMessage(action, { dryRun: false }), properties(action));
+      logger.info(literal(trashMessage(action, { dryRun: false })), properties(action));
       outcomes.set(action, { action, status: "ok" });
       options.afterAction?.();
     });
