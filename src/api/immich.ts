@@ -267,8 +267,8 @@ export interface AssetStack {
 
 /** A stack as `POST /stacks` or `PUT /stacks/{id}` answered it, with its members' `updatedAt`. */
 export interface AnsweredStack extends Stack {
-  /** Each listed member's `updatedAt` after the write, ms since the epoch. */
-  readonly updatedAt: ReadonlyMap<string, number>;
+  /** Each member's `updatedAt` after the write, ms since the epoch, in `assetIds` order. */
+  readonly updatedAt: readonly number[];
 }
 
 /** A stack member that `GET /stacks` does not list: it is in the trash, or hidden. */
@@ -577,7 +577,7 @@ function timeMs(value: unknown): number {
 function answered(stack: z.infer<typeof stackSchema>): AnsweredStack {
   return {
     ...toStack(stack),
-    updatedAt: new Map(stack.assets.map((asset) => [asset.id, timeMs(asset.updatedAt)])),
+    updatedAt: stack.assets.map((asset) => timeMs(asset.updatedAt)),
   };
 }
 

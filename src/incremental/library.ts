@@ -454,8 +454,8 @@ export type CacheWrite =
   | {
     readonly op: "create";
     readonly stack: Stack;
-    /** Each listed member's `updatedAt` after the write. */
-    readonly updatedAt: ReadonlyMap<string, number>;
+    /** Each listed member's `updatedAt` after the write, in `stack.assetIds` order. */
+    readonly updatedAt: readonly number[];
   }
   | { readonly op: "update"; readonly stack: Stack }
   | { readonly op: "delete"; readonly stackId: string };
@@ -550,7 +550,9 @@ export function applyWrites(
       }
     }
     put(compact);
-    for (const id of write.stack.assetIds) setUpdatedAt(ref(id), write.updatedAt.get(id) ?? -1);
+    for (const [i, id] of write.stack.assetIds.entries()) {
+      setUpdatedAt(ref(id), write.updatedAt[i] ?? -1);
+    }
   }
   return touched;
 }
