@@ -722,6 +722,48 @@ Deno.test("parseJsonObjectArray() splits an array at any chunk boundary", async 
   );
 });
 
+Deno.test("parseJsonObjectArray() reads values nested below nullBelow as null, at any chunk boundary", async () => {
+  const member = (id: string) => ({
+    id,
+    name: 'a "}] name',
+    exifInfo: { make: "}{", lens: { model: "]" } },
+    people: [{ name: "[" }, []],
+    tags: [],
+    rating: null,
+  });
+  const value = [
+    { id: "s1", primaryAssetId: "a", assets: [member("a"), member("b")], nested: { deep: [1] } },
+    { id: "s2", assets: [] },
+  ];
+  const text = `[${JSON.stringify(value[0])},${JSON.stringify(value[1])}]`;
+  const expected = [
+    {
+      ...value[0],
+      assets: ["a", "b"].map((id) => ({
+        ...member(id),
+        exifInfo: null,
+        people: null,
+        tags: null,
+      })),
+    },
+    value[1],
+  ];
+  const bytes = new TextEncoder().encode(text);
+  for (let split = 0; split <= bytes.length; split++) {
+    const chunks = [bytes.subarray(0, split), bytes.subarray(split)];
+    assert.deepEqual(
+      await Array.fromAsync(parseJsonObjectArray(chunks, { nullBelow: 3 })),
+      expected,
+      `split ${split}`,
+    );
+  }
+  const single = Array.from(bytes, (byte) => Uint8Array.of(byte));
+  assert.deepEqual(
+    await Array.fromAsync(parseJsonObjectArray(single, { nullBelow: 3 })),
+    expected,
+  );
+});
+
 Deno.test("parseJsonObjectArray() rejects what is not an array of objects", async (t) => {
   for (
     const text of [

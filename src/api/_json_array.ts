@@ -31,6 +31,18 @@ export function concat(pieces: readonly Uint8Array[]): Uint8Array {
   return bytes;
 }
 
+/** What {@linkcode parseJsonObjectArray} may leave out of each object. */
+export interface ObjectArrayOptions {
+  /**
+   * Arrays and objects nested deeper than this many levels (the item itself is level 1) are read
+   * as `null`: their text is never decoded nor parsed. `GET /stacks` lists each member in full
+   * (EXIF, people, tags) when a pass needs four plain fields of it.
+   */
+  readonly nullBelow?: number;
+}
+
+const NULL = new TextEncoder().encode("null");
+
 /**
  * Yields each object of a JSON array read as byte chunks, parsed with `JSON.parse`.
  *
@@ -39,6 +51,7 @@ export function concat(pieces: readonly Uint8Array[]): Uint8Array {
  * anywhere, including inside a string or an escape sequence.
  *
  * @param chunks The body, as byte chunks in order.
+ * @param options What to leave out of each object.
  * @returns The array's objects, in order.
  * @throws {SyntaxError} When the text is not an array of objects or ends early.
  *
@@ -52,20 +65,35 @@ export function concat(pieces: readonly Uint8Array[]): Uint8Array {
  * const items = await Array.fromAsync(parseJsonObjectArray(chunks));
  * assert.deepEqual(items, [{ id: "a" }, { id: 'b"}' }]);
  * ```
+ *
+ * @example Leaving nested values out
+ * ```ts
+ * import { parseJsonObjectArray } from "./_json_array.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const bytes = new TextEncoder().encode('[{"id":"s","assets":[{"id":"a","exif":{"make":"}"}}]}]');
+ * const items = await Array.fromAsync(parseJsonObjectArray([bytes], { nullBelow: 3 }));
+ * assert.deepEqual(items, [{ id: "s", assets: [{ id: "a", exif: null }] }]);
+ * ```
  */
 export async function* parseJsonObjectArray(
   chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  options: ObjectArrayOptions = {},
 ): AsyncGenerator<unknown> {
+  const deepest = options.nullBelow ?? Infinity;
   const decoder = new TextDecoder();
   let phase: "before" | "items" | "after" = "before";
   let expectItem = true;
   let itemCount = 0;
   let depth = 0;
+  // Inside a value read as null: its bytes are not kept.
+  let dropping = false;
   let inString = false;
   let escaped = false;
   let pieces: Uint8Array[] = [];
   for await (const chunk of chunks) {
-    let start = depth > 0 ? 0 : -1;
+    // Where the kept bytes of the current item start in this chunk.
+    let start = depth > 0 && !dropping ? 0 : -1;
     // Nearly every byte of an Immich answer is inside a string: jumping to the next quote or
     // backslash with the native indexOf instead of testing each byte makes the scan 2-3x faster.
     let nextBackslash = -1;
@@ -97,10 +125,17 @@ export async function* parseJsonObjectArray(
         if (byte === QUOTE) {
           inString = true;
         } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+          if (depth === deepest && !dropping) {
+            pieces.push(chunk.subarray(start, i), NULL);
+            dropping = true;
+          }
           depth++;
         } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
           depth--;
-          if (depth === 0) {
+          if (dropping && depth === deepest) {
+            dropping = false;
+            start = i + 1;
+          } else if (depth === 0) {
             pieces.push(chunk.subarray(start, i + 1));
             const text = decoder.decode(concat(pieces));
             pieces = [];
@@ -128,7 +163,7 @@ export async function* parseJsonObjectArray(
         );
       }
     }
-    if (depth > 0) pieces.push(chunk.subarray(start));
+    if (depth > 0 && !dropping) pieces.push(chunk.subarray(start));
   }
   if (phase !== "after") throw new SyntaxError("Unexpected end of a JSON array of objects");
 }

@@ -1216,7 +1216,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
         async read(body, invalid) {
           const stacks: Stack[] = [];
           try {
-            for await (const item of parseJsonObjectArray(body)) {
+            for await (const item of parseJsonObjectArray(body, { nullBelow: 3 })) {
               const result = stackSchema.safeParse(item);
               if (!result.success) {
                 const issue = result.error.issues[0];
