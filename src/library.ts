@@ -74,8 +74,11 @@ import {
 } from "./state/cache.ts";
 import type { AnsweringStackWriter, RecordedStack } from "./state/journal.ts";
 
-/** Search pages between two {@linkcode releaseMemory} calls while assets stream in. */
-const PAGES_PER_RELEASE = 50;
+/**
+ * Search pages between two {@linkcode releaseMemory} calls while assets stream in: every 50
+ * pages cost a full pass at 200 000 assets 0.3-0.5 s of CPU more for no lower peak.
+ */
+const PAGES_PER_RELEASE = 100;
 
 /**
  * Runs a full garbage collection when the runtime exposes one (`--v8-flags=--expose-gc`, as
@@ -470,6 +473,8 @@ async function readFully(reading: Reading, reason: string): Promise<PassInput> {
   let pages = 0;
   let newest = -1;
   for await (const page of client.searchAssets(filter)) {
+    // Before a page, not after: never just before the collection that follows the last page.
+    if (pages++ > 0 && pages % PAGES_PER_RELEASE === 1) releaseMemory();
     const bit = 1 << page.search;
     for (const [i, asset] of page.assets.entries()) {
       indexOf?.set(asset.id, assets.length);
@@ -492,7 +497,6 @@ async function readFully(reading: Reading, reason: string): Promise<PassInput> {
       const known = others.get(other.id);
       others.set(other.id, { updatedAt: other.updatedAt, scopes: (known?.scopes ?? 0) | bit });
     }
-    if (++pages % PAGES_PER_RELEASE === 0) releaseMemory();
   }
   indexOf?.clear();
   log.debug("Fetched {count} assets", { count: assets.length });
@@ -509,8 +513,8 @@ async function readFully(reading: Reading, reason: string): Promise<PassInput> {
   const grouping = timed(() => groupAssets(assets, reading.criteria, { buckets: cached }));
   releaseMemory();
   const order = createParentOrder(reading.promotion);
+  // No collection after promotion: it leaves next to no garbage (1-2 MB of 110 at 200 000).
   const groups = timed(() => grouping.groups.map((group) => order.promote(group)));
-  releaseMemory();
   logGrouping(reading, grouping, groups);
   const skippedAssets = countSkipped(grouping, invalid.length);
   if (!cached || files === undefined) {
