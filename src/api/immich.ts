@@ -58,14 +58,19 @@ const MAX_UNLISTED_LOOKUPS = 1000;
 const TRASH_EPOCH = "1970-01-01T00:00:00.000Z";
 
 /** The searches of the trash, by visibility: servers before v3 search one at a time. */
-const TRASH_SEARCHES: readonly Record<string, unknown>[] = (["timeline", "archive"] as const)
-  .map((visibility) => ({
-    trashedAfter: TRASH_EPOCH,
-    withDeleted: true,
-    visibility,
-    isArchived: visibility === "archive",
-    isVisible: true,
-  }));
+const TRASH_SEARCHES: readonly Readonly<Record<string, unknown>>[] = (
+  ["timeline", "archive"] as const
+).map((visibility) => ({
+  ...visibilityBody(visibility),
+  withDeleted: true,
+  trashedAfter: TRASH_EPOCH,
+}));
+
+/** The search of hidden assets (live-photo motion parts), in the trash or not. */
+const HIDDEN_SEARCH: Readonly<Record<string, unknown>> = {
+  ...visibilityBody("hidden"),
+  withDeleted: true,
+};
 
 /** A stack id that cannot exist (Immich makes random ones): the target of permission probes. */
 const PROBE_STACK_ID = "00000000-0000-4000-8000-000000000000";
@@ -760,9 +765,8 @@ const TIMELINE_SCOPES: readonly Readonly<Record<string, string>>[] = [
 /** Searches of the user's assets off the timeline: archived, hidden, in the trash. */
 const OFF_TIMELINE: readonly Readonly<Record<string, unknown>>[] = [
   { ...visibilityBody("archive"), withDeleted: false },
-  { ...visibilityBody("hidden"), withDeleted: true },
-  { ...visibilityBody("timeline"), withDeleted: true, trashedAfter: TRASH_EPOCH },
-  { ...visibilityBody("archive"), withDeleted: true, trashedAfter: TRASH_EPOCH },
+  HIDDEN_SEARCH,
+  ...TRASH_SEARCHES,
 ];
 
 /** The visibilities a search for changes covers: all but locked, which a key cannot read. */
@@ -1066,6 +1070,19 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     return found;
   }
 
+  /**
+   * The user's assets of one search that are in a stack: Immich names no stack in search
+   * results, but leaves stacked assets out of the same search with `withStacked: false`.
+   */
+  async function stackedIn(
+    body: Readonly<Record<string, unknown>>,
+    userId: string,
+  ): Promise<Map<string, Record<string, unknown>>> {
+    const found = await scan(body, userId);
+    for (const id of (await scan({ ...body, withStacked: false }, userId)).keys()) found.delete(id);
+    return found;
+  }
+
   async function count(body: Record<string, unknown>): Promise<number> {
     const answer = await http.request("POST", "/search/statistics", {
       body,
@@ -1137,9 +1154,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     // tell), and shown without one.
     const stacked = new Map<string, boolean>();
     for (const body of OFF_TIMELINE) {
-      const unstacked = await scan({ ...body, withStacked: false }, userId);
-      for (const [id, record] of await scan(body, userId)) {
-        if (unstacked.has(id)) continue;
+      for (const [id, record] of await stackedIn(body, userId)) {
         stacked.set(id, record.visibility === "archive" && record.isTrashed !== true);
       }
     }
@@ -1391,18 +1406,9 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     },
     async findUnlistedMembers(stacks) {
       const { id: userId } = await client.me();
-      const bodies: Record<string, unknown>[] = [
-        ...TRASH_SEARCHES,
-        // Hidden assets (live-photo motion parts), in the trash or not.
-        { withDeleted: true, visibility: "hidden", isArchived: false, isVisible: false },
-      ];
       const unlisted = new Map<string, { name: string; trashed: boolean }>();
-      for (const body of bodies) {
-        const all = await scan(body, userId);
-        // Immich names no stack in search results, but can leave stacked assets out.
-        const unstacked = await scan({ ...body, withStacked: false }, userId);
-        for (const [id, record] of all) {
-          if (unstacked.has(id)) continue;
+      for (const body of [...TRASH_SEARCHES, HIDDEN_SEARCH]) {
+        for (const [id, record] of await stackedIn(body, userId)) {
           const name = typeof record.originalFileName === "string" ? record.originalFileName : id;
           unlisted.set(id, { name, trashed: record.isTrashed === true });
         }
