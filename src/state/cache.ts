@@ -864,7 +864,9 @@ function rowData(library: Library, row: number, content: RowContent): RowData {
 
 /**
  * The stacks of a generation's body with their members' file names, as a journal records them:
- * read synchronously when the journal opens, the body's rows once for the names.
+ * read synchronously when the journal opens, the body's rows once for the names. The names of
+ * 100 000 members wait in one buffer of their bytes, not as strings: each becomes a string only
+ * for its stack's record.
  *
  * @param files The cache.
  * @param generation The generation.
@@ -878,27 +880,43 @@ export function* stackRecords(
   library: Library,
   marks: { readonly trashed: ReadonlySet<string>; readonly unlisted: ReadonlySet<string> },
 ): Generator<RecordedStack> {
-  const wanted = new Set<number>();
+  const rows = library.ids.length;
+  const wanted = new Uint8Array(rows);
   for (const stack of library.stacks.values()) {
     for (const ref of [stack.primary, ...stack.members]) {
-      if (typeof ref === "number") wanted.add(ref);
+      if (typeof ref === "number") wanted[ref] = 1;
     }
   }
-  const names: string[] = [];
+  // Row r's name is names[starts[r], ends[r]), escaped as the body has it; empty when unknown.
+  const starts = new Int32Array(rows);
+  const ends = new Int32Array(rows);
+  let names = new Uint8Array(1 << 20);
+  let used = 0;
   scanBodySync(filePath(files, generation, "body"), (section, index, bytes) => {
-    if (section !== "#assets" || !wanted.has(index) || bytes.length <= 1) return;
-    const bounds = fieldsOf(bytes, 3);
-    const name = unescapeText(textAt(bytes, bounds, 1));
-    if (name !== "") names[index] = name;
+    if (section !== "#assets" || wanted[index] !== 1 || bytes.length <= 1) return;
+    const from = bytes.indexOf(TAB) + 1;
+    if (from === 0) return;
+    const tab = bytes.indexOf(TAB, from);
+    const to = tab < 0 ? bytes.length : tab;
+    if (used + to - from > names.length) {
+      const bigger = new Uint8Array(Math.max(names.length * 2, used + to - from));
+      bigger.set(names.subarray(0, used));
+      names = bigger;
+    }
+    names.set(bytes.subarray(from, to), used);
+    starts[index] = used;
+    used += to - from;
+    ends[index] = used;
   });
-  wanted.clear();
   for (const compact of library.stacks.values()) {
     const stack = expandStack(library, compact);
-    const refs = [compact.primary, ...compact.members];
     const fileNames = new Map<string, string>();
-    for (const ref of refs) {
-      if (typeof ref === "number" && names[ref] !== undefined) {
-        fileNames.set(library.ids[ref], names[ref]);
+    for (const ref of [compact.primary, ...compact.members]) {
+      if (typeof ref === "number" && ends[ref] > starts[ref]) {
+        fileNames.set(
+          library.ids[ref],
+          unescapeText(decoder.decode(names.subarray(starts[ref], ends[ref]))),
+        );
       }
     }
     yield recordStack(stack, { fileNames, ...marks });
