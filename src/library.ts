@@ -69,6 +69,7 @@ import {
   readStoredPlan,
   rewriteBody,
   stackRecords,
+  type StoredPlan,
   writeCacheHeader,
   writeStoredPlan,
 } from "./state/cache.ts";
@@ -657,7 +658,12 @@ async function incrementalRead(
   const watermark = reading.startedAt ?? newest;
   const nextSince = watermark - OVERLAP_MS;
   const sinceText = new Date(header.watermark).toISOString();
-  const stored = await readStoredPlan(files, header.generation);
+  let stored: StoredPlan | undefined;
+  try {
+    stored = await readStoredPlan(files, header.generation);
+  } catch (error) {
+    return unreadable(error);
+  }
   if (stored === undefined) return "the cache holds no plan";
 
   // A pass that planned no change, and nothing changed since: its plan holds.
@@ -704,7 +710,7 @@ async function incrementalRead(
   try {
     read = await readCache(files, header);
   } catch (error) {
-    return `the cache cannot be read: ${error instanceof Error ? error.message : error}`;
+    return unreadable(error);
   }
   // Reading the cache leaves tens of megabytes of garbage behind. The scans below keep only the
   // region's rows and leave what young-generation collections take: a full one would cost more.
@@ -858,6 +864,11 @@ async function incrementalRead(
     skippedAssets,
   });
   return { ...base, cache };
+}
+
+/** Why a pass is full when a file of the cache cannot be read. */
+function unreadable(error: unknown): string {
+  return `the cache cannot be read: ${error instanceof Error ? error.message : error}`;
 }
 
 /**

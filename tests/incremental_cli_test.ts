@@ -227,3 +227,35 @@ Deno.test("main() journals the stacks an incremental pass read from the cache as
     assert.deepEqual(journals[0], journals[1], `seed ${seed}`);
   }
 });
+
+Deno.test("main() runs a full pass when the cache's plan file is damaged or the cache is of another format version", async () => {
+  await using server = await startImmichServer();
+  await using state = await tempState();
+  const user = server.addUser({ name: "Ada" });
+  const env = { API_URL: server.url, API_KEY: server.addKey(user.id) };
+  addPairs(server, user.id, 0, 4);
+  const why = async () => {
+    server.advanceClock(3_600_000);
+    const result = await runMain([], env, state.path);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    const line = result.lines.find((line) => line.pass !== undefined)!;
+    return line.pass === "full" ? `full: ${line.why}` : String(line.pass);
+  };
+  const cacheFile = async (suffix: string) => {
+    const dir = join(state.path, "cache");
+    const names = (await Array.fromAsync(Deno.readDir(dir))).map((entry) => entry.name);
+    return join(dir, names.find((name) => name.endsWith(suffix))!);
+  };
+  assert.equal(await why(), "full: no cache yet for this server, user and settings");
+  assert.equal(await why(), "incremental");
+  const plan = await cacheFile(".plan");
+  const text = await Deno.readTextFile(plan);
+  await Deno.writeTextFile(plan, text.slice(0, text.indexOf("#in-sync")));
+  assert.match(await why(), /^full: the cache cannot be read: Cannot read the cache .* ends early$/);
+  assert.equal(await why(), "incremental");
+  const header = await cacheFile(".json");
+  const json = JSON.parse(await Deno.readTextFile(header));
+  await Deno.writeTextFile(header, JSON.stringify({ ...json, version: 1 }));
+  assert.match(await why(), /^full: .* has format version 1, this stacksync uses 2$/);
+  assert.equal(await why(), "incremental");
+});

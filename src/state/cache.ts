@@ -6,7 +6,7 @@
  * cache/<key>.json               the header: what the cache is, the last pass, its files
  * cache/<key>.<gen>.body         the library as the pass planned from it (text, one line each)
  * cache/<key>.<gen>.delta        the pass's writes, as the server answered them (JSON lines)
- * cache/<key>.<gen>.plan.json    the plan of a pass that changed nothing, reused unchanged
+ * cache/<key>.<gen>.plan         the plan's entries that are no action, kept by the next pass
  * ```
  *
  * `<key>` is `<server hash>-<user id>-<settings hash>`. A pass writes the body before its first
@@ -22,7 +22,7 @@
  */
 import { join } from "node:path";
 import { z } from "zod";
-import type { Asset, SkipReason, Stack } from "../model.ts";
+import type { Asset, InSyncStack, NeedsReplace, SkipReason, Stack } from "../model.ts";
 import {
   bucketList,
   type CacheWrite,
@@ -39,7 +39,7 @@ import {
   type RowData,
 } from "../incremental/library.ts";
 import { compare } from "../grouping/group.ts";
-import type { PlanEntries } from "../incremental/entries.ts";
+import type { Placed, PlanEntries } from "../incremental/entries.ts";
 import { writeAll } from "../log.ts";
 import { exists, readLines } from "./_files.ts";
 import { type RecordedStack, recordStack } from "./journal.ts";
@@ -47,7 +47,7 @@ import { type RecordedStack, recordStack } from "./journal.ts";
 /** The format name of cache headers. */
 export const CACHE_FORMAT = "stacksync-cache";
 /** The cache version this stacksync writes and reads; another one is rebuilt by a full pass. */
-export const CACHE_VERSION = 1;
+export const CACHE_VERSION = 2;
 
 const BODY_MAGIC = `${CACHE_FORMAT}-body ${CACHE_VERSION}`;
 /** How many caches of other settings to keep per server and user (switching back is cheap). */
@@ -154,7 +154,7 @@ function headerPath(files: CacheFiles, key = files.key): string {
   return join(files.dir, `${key}.json`);
 }
 
-function filePath(files: CacheFiles, generation: string, kind: "body" | "delta" | "plan.json") {
+function filePath(files: CacheFiles, generation: string, kind: "body" | "delta" | "plan") {
   return join(files.dir, `${files.key}.${generation}.${kind}`);
 }
 
@@ -281,6 +281,16 @@ export function newGeneration(): string {
 const SECTIONS = ["#assets", "#others", "#stacks", "#groups", "#seen", "#end"] as const;
 /** The sections of a body, in order. */
 export type Section = typeof SECTIONS[number];
+
+/** A text file of the cache: its first line, then sections of lines, the last one `#end`. */
+interface Sectioned<S extends string> {
+  readonly magic: string;
+  readonly sections: readonly S[];
+  /** What the file is, for errors. */
+  readonly kind: string;
+}
+
+const BODY: Sectioned<Section> = { magic: BODY_MAGIC, sections: SECTIONS, kind: "body" };
 /** The line of a row whose asset left the searches (its number stays taken). */
 const REMOVED_LINE = "-";
 
@@ -482,13 +492,22 @@ const decoder = new TextDecoder();
  *
  * @throws {SyntaxError} When the file is not a body, or ends before `#end`.
  */
-async function scanBody(
+function scanBody(
   path: string,
   line: (section: Section, index: number, bytes: Uint8Array) => void,
 ): Promise<void> {
+  return scanSections(path, BODY, line);
+}
+
+/** {@linkcode scanBody} for any file of sections. */
+async function scanSections<S extends string>(
+  path: string,
+  format: Sectioned<S>,
+  line: (section: S, index: number, bytes: Uint8Array) => void,
+): Promise<void> {
   const file = await Deno.open(path, { read: true });
   try {
-    const lines = bodyLines(path, line);
+    const lines = sectionLines(path, format, line);
     for (let read: number | null = 0; read !== null; read = await file.read(lines.space())) {
       lines.filled(read);
     }
@@ -505,7 +524,7 @@ function scanBodySync(
 ): void {
   const file = Deno.openSync(path, { read: true });
   try {
-    const lines = bodyLines(path, line);
+    const lines = sectionLines(path, BODY, line);
     for (let read: number | null = 0; read !== null; read = file.readSync(lines.space())) {
       lines.filled(read);
     }
@@ -519,15 +538,16 @@ function scanBodySync(
  * Splits chunks into lines and tracks sections; shared by both scans, which read into
  * `space()` and pass the count to `filled()`.
  */
-function bodyLines(
+function sectionLines<S extends string>(
   path: string,
-  line: (section: Section, index: number, bytes: Uint8Array) => void,
+  format: Sectioned<S>,
+  line: (section: S, index: number, bytes: Uint8Array) => void,
 ) {
   const broken = (what: string) => new SyntaxError(`Cannot read the cache ${path}: ${what}`);
   let buffer = new Uint8Array(1 << 20);
   let kept = 0;
   let first = true;
-  let section: Section | undefined;
+  let section: S | undefined;
   let index = 0;
   let ended = false;
   /** Handles the complete lines of `buffer[0, length)`, moves the rest to the front. */
@@ -541,11 +561,13 @@ function bodyLines(
       start = at + 1;
       if (ended) continue;
       if (first) {
-        if (decoder.decode(bytes) !== BODY_MAGIC) throw broken("it is not a cache body");
+        if (decoder.decode(bytes) !== format.magic) {
+          throw broken(`it is not a cache ${format.kind}`);
+        }
         first = false;
       } else if (bytes[0] === 0x23 /* # */ && bytes.indexOf(TAB) < 0) {
-        const name = decoder.decode(bytes) as Section;
-        if (!SECTIONS.includes(name)) throw broken(`unknown section ${name}`);
+        const name = decoder.decode(bytes) as S;
+        if (!format.sections.includes(name)) throw broken(`unknown section ${name}`);
         section = name;
         index = 0;
         ended = name === "#end";
@@ -1031,8 +1053,18 @@ export interface StoredPlan {
   readonly skippedAssets: Readonly<Record<string, number>>;
 }
 
+const PLAN_SECTIONS = ["#plan", "#needs-replace", "#in-sync", "#end"] as const;
+const PLAN: Sectioned<typeof PLAN_SECTIONS[number]> = {
+  magic: `${CACHE_FORMAT}-plan ${CACHE_VERSION}`,
+  sections: PLAN_SECTIONS,
+  kind: "plan",
+};
+
 /**
- * Writes the plan file of a generation.
+ * Writes the plan file of a generation, in pieces of about 64 KB: `#plan` then one JSON line of
+ * the skipped counts and volatile stacks, `#needs-replace` then one JSON line per entry,
+ * `#in-sync` then one JSON array per entry (stack id, group key, smallest asset id, and the
+ * place's key only where it is not the group key), `#end`.
  *
  * @param files The cache.
  * @param generation The generation.
@@ -1044,26 +1076,32 @@ export async function writeStoredPlan(
   plan: StoredPlan,
 ): Promise<void> {
   await Deno.mkdir(files.dir, { recursive: true });
-  const path = filePath(files, generation, "plan.json");
-  // Megabytes of JSON at 50 000 stacks: written an entry at a time, never as one string.
+  const path = filePath(files, generation, "plan");
   const file = await Deno.open(`${path}.tmp`, { write: true, create: true, truncate: true });
   try {
     let chunk = "";
-    const put = (text: string) => {
-      chunk += text;
+    const put = (line: string) => {
+      chunk += `${line}\n`;
       if (chunk.length < 65536) return;
       writeAll(file, chunk);
       chunk = "";
     };
-    put(`{"skippedAssets":${JSON.stringify(plan.skippedAssets)},"entries":{`);
-    for (const [i, [name, items]] of Object.entries(plan.entries).entries()) {
-      put(`${i === 0 ? "" : ","}${JSON.stringify(name)}:[`);
-      for (const [j, item] of items.entries()) {
-        put(`${j === 0 ? "" : ","}${JSON.stringify(item)}`);
-      }
-      put("]");
+    const { inSync, needsReplace, volatile } = plan.entries;
+    put(PLAN.magic);
+    put("#plan");
+    put(JSON.stringify({ skippedAssets: plan.skippedAssets, volatile }));
+    put("#needs-replace");
+    for (const entry of needsReplace) put(JSON.stringify(entry));
+    put("#in-sync");
+    for (const { stackId, groupKey, key, first } of inSync) {
+      put(
+        JSON.stringify(
+          key === groupKey ? [stackId, groupKey, first] : [stackId, groupKey, first, key],
+        ),
+      );
     }
-    writeAll(file, `${chunk}}}`);
+    put("#end");
+    writeAll(file, chunk);
   } finally {
     file.close();
   }
@@ -1071,19 +1109,43 @@ export async function writeStoredPlan(
 }
 
 /**
- * Reads the plan file of a generation.
+ * Reads the plan file of a generation, line by line: 50 000 in-sync entries never make one
+ * string of megabytes, and an entry's place shares its group key's string.
  *
  * @param files The cache.
  * @param generation The generation.
  * @returns The plan, or undefined when there is none.
+ * @throws {SyntaxError} When the file is damaged; the caller then runs a full pass.
  */
 export async function readStoredPlan(
   files: CacheFiles,
   generation: string,
 ): Promise<StoredPlan | undefined> {
-  const path = filePath(files, generation, "plan.json");
+  const path = filePath(files, generation, "plan");
   if (!(await exists(path))) return undefined;
-  return JSON.parse(await Deno.readTextFile(path)) as StoredPlan;
+  let head: Pick<StoredPlan, "skippedAssets"> & Pick<PlanEntries, "volatile"> | undefined;
+  const inSync: (InSyncStack & Placed)[] = [];
+  const needsReplace: (NeedsReplace & Placed)[] = [];
+  await scanSections(path, PLAN, (section, _index, bytes) => {
+    switch (section) {
+      case "#plan":
+        head = JSON.parse(decoder.decode(bytes));
+        return;
+      case "#needs-replace":
+        needsReplace.push(JSON.parse(decoder.decode(bytes)));
+        return;
+      case "#in-sync": {
+        const [stackId, groupKey, first, key]: string[] = JSON.parse(decoder.decode(bytes));
+        inSync.push({ stackId, groupKey, key: key ?? groupKey, first });
+        return;
+      }
+    }
+  });
+  if (head === undefined) throw new SyntaxError(`Cannot read the cache ${path}: it has no #plan`);
+  return {
+    entries: { inSync, needsReplace, volatile: head.volatile },
+    skippedAssets: head.skippedAssets,
+  };
 }
 
 function reasonOf(error: unknown): string {
