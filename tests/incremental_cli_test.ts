@@ -251,7 +251,10 @@ Deno.test("main() runs a full pass when the cache's plan file is damaged or the 
   const plan = await cacheFile(".plan");
   const text = await Deno.readTextFile(plan);
   await Deno.writeTextFile(plan, text.slice(0, text.indexOf("#in-sync")));
-  assert.match(await why(), /^full: the cache cannot be read: Cannot read the cache .* ends early$/);
+  assert.match(
+    await why(),
+    /^full: the cache cannot be read: Cannot read the cache .* ends early$/,
+  );
   assert.equal(await why(), "incremental");
   const header = await cacheFile(".json");
   const json = JSON.parse(await Deno.readTextFile(header));

@@ -1,7 +1,7 @@
 /**
  * The user's library as an incremental pass keeps it between passes, compact enough to hold at
- * 200 000 assets in a few tens of megabytes: per asset its id, `updatedAt`, what the searches
- * find it as, and the hashes of its grouping buckets, but no name; stacks and groups as row
+ * 200 000 assets in about 20 MB: per asset its id, `updatedAt`, what the searches find it as,
+ * and the hashes of its grouping buckets, in typed arrays, but no name; stacks and groups as row
  * numbers. No I/O, clock or logger: `src/library.ts` reads the server, `src/state/cache.ts` the
  * disk.
  *
@@ -49,22 +49,34 @@ export const REMOVED = -1;
 /**
  * The cached library of one user. Rows are the user's assets the searches find, in the order
  * the cache has them; a row whose asset left keeps its number with {@linkcode REMOVED} flags.
- * Functions of this module change it in place.
+ * The rows' columns are typed arrays with room to grow ({@linkcode addRow}); only their first
+ * {@linkcode Library.rows} entries count. At 200 000 assets they take about 7 MB where arrays of
+ * numbers and id strings took 18. Functions of this module change it in place.
  */
 export interface Library {
-  readonly ids: string[];
+  /** How many rows there are. */
+  rows: number;
+  /** Each row's asset id, four words per row ({@linkcode idOf}); zeros for `oddIds`' rows. */
+  ids: Int32Array;
+  /** The ids that are not a UUID in canonical form (lower case), by row. */
+  readonly oddIds: Map<number, string>;
   /** ms since the epoch; -1 when unknown (the pass changed it and no answer said when). */
-  readonly updatedAt: number[];
+  updatedAt: Float64Array;
   /** `scopes << 3 | INVALID | ARCHIVED | TRASHED`, or {@linkcode REMOVED}. */
-  readonly flags: number[];
-  /** The hashes of each row's grouping buckets (`bucketHash` of src/grouping/group.ts). */
-  readonly buckets: BucketHashes[];
+  flags: Int32Array;
+  /**
+   * The hash of each row's grouping bucket (`bucketHash` of src/grouping/group.ts), or
+   * {@linkcode NO_BUCKET}, or {@linkcode MANY_BUCKETS} for a row in several (OR criteria).
+   */
+  buckets: Int32Array;
+  /** The hashes of the rows in several buckets. */
+  readonly manyBuckets: Map<number, readonly number[]>;
   /** Why grouping left a row out, for the rows it did. */
   readonly skips: Map<number, SkipReason>;
   /** Stacks by id. */
   readonly stacks: Map<string, CompactStack>;
-  /** Each group's rows, parent first, by its place in the cache; undefined once it is gone. */
-  readonly groups: (readonly number[] | undefined)[];
+  /** Each group's rows, parent first, by its place in the cache. */
+  readonly groups: Groups;
   /** Other users' assets by id. */
   readonly others: Map<string, OtherAsset>;
   /**
@@ -74,6 +86,11 @@ export interface Library {
    */
   readonly seen: Map<string, number>;
 }
+
+/** A row's bucket when it has none. */
+const NO_BUCKET = -1;
+/** A row's bucket when it has several, kept in {@linkcode Library.manyBuckets}. */
+const MANY_BUCKETS = -2;
 
 /** One row in full: what an incremental pass reads only for the assets it regroups or plans. */
 export interface RowData {
@@ -90,20 +107,257 @@ export interface RowData {
 /**
  * An empty library.
  *
+ * @param sizes Room for this many rows and groups to start with; more grow it.
  * @returns A library without rows, stacks or groups.
  */
-export function emptyLibrary(): Library {
+export function emptyLibrary(sizes: { readonly rows: number; readonly groups: number } = {
+  rows: 0,
+  groups: 0,
+}): Library {
   return {
-    ids: [],
-    updatedAt: [],
-    flags: [],
-    buckets: [],
+    rows: 0,
+    ids: new Int32Array(sizes.rows * 4),
+    oddIds: new Map(),
+    updatedAt: new Float64Array(sizes.rows),
+    flags: new Int32Array(sizes.rows),
+    buckets: new Int32Array(sizes.rows),
+    manyBuckets: new Map(),
     skips: new Map(),
     stacks: new Map(),
-    groups: [],
+    groups: new Groups(sizes.groups),
     others: new Map(),
     seen: new Map(),
   };
+}
+
+/**
+ * Adds a row at the end, in no bucket, the columns grown by half when they are full.
+ *
+ * @param library The library.
+ * @param id The asset id; "" for a row whose asset left before the cache was written.
+ * @param updatedAt ms since the epoch.
+ * @param flags The row's flags.
+ * @returns The new row.
+ */
+export function addRow(library: Library, id: string, updatedAt: number, flags: number): number {
+  const row = appendRow(library, updatedAt, flags);
+  if (!uuidWordsOf(id, library.ids, row * 4)) library.oddIds.set(row, id);
+  return row;
+}
+
+/**
+ * {@linkcode addRow} with the id's text in a cache body, made a string only when it is no
+ * UUID.
+ *
+ * @param library The library.
+ * @param bytes UTF-8 bytes holding the id at `[from, to)`.
+ * @param from Where the id starts.
+ * @param to Where it ends.
+ * @param updatedAt ms since the epoch.
+ * @param flags The row's flags.
+ * @returns The new row.
+ */
+export function addRowFromBytes(
+  library: Library,
+  bytes: Uint8Array,
+  from: number,
+  to: number,
+  updatedAt: number,
+  flags: number,
+): number {
+  const row = appendRow(library, updatedAt, flags);
+  if (!uuidWords(bytes, from, to, library.ids, row * 4)) {
+    library.oddIds.set(row, decoder.decode(bytes.subarray(from, to)));
+  }
+  return row;
+}
+
+/** A new last row, its id all zeros, in no bucket. */
+function appendRow(library: Library, updatedAt: number, flags: number): number {
+  const row = library.rows;
+  if (row === library.flags.length) {
+    const size = Math.max(16, Math.ceil(row * 1.5));
+    library.ids = grown(library.ids, size * 4);
+    library.updatedAt = grown(library.updatedAt, size);
+    library.flags = grown(library.flags, size);
+    library.buckets = grown(library.buckets, size);
+  }
+  library.rows++;
+  library.updatedAt[row] = updatedAt;
+  library.flags[row] = flags;
+  library.buckets[row] = NO_BUCKET;
+  return row;
+}
+
+function grown<T extends Int32Array | Float64Array>(column: T, size: number): T {
+  const bigger = new (column.constructor as new (size: number) => T)(size);
+  bigger.set(column);
+  return bigger;
+}
+
+/**
+ * A row's asset id.
+ *
+ * @param library The library.
+ * @param row The row.
+ * @returns The id, as the server wrote it.
+ */
+export function idOf(library: Library, row: number): string {
+  const odd = library.oddIds.size === 0 ? undefined : library.oddIds.get(row);
+  if (odd !== undefined) return odd;
+  const words = library.ids;
+  for (let i = 0; i < 16; i++) {
+    const byte = (words[row * 4 + (i >> 2)] >>> ((i & 3) * 8)) & 0xff;
+    codes[HEX_AT[i]] = HEX_CODES[byte >> 4];
+    codes[HEX_AT[i] + 1] = HEX_CODES[byte & 0xf];
+  }
+  return String.fromCharCode.apply(null, codes);
+}
+
+const UUID_LENGTH = 36;
+const DASH = 0x2d;
+/** Where each byte of a UUID's 16 is written in its text. */
+const HEX_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+const HEX_CODES = [..."0123456789abcdef"].map((c) => c.charCodeAt(0));
+/** Each ASCII code's value as a lower-case hex digit, or -1. */
+const HEX_VALUE = new Int8Array(128).fill(-1);
+HEX_CODES.forEach((code, value) => HEX_VALUE[code] = value);
+const codes: number[] = new Array(UUID_LENGTH).fill(DASH);
+const scratch = new Uint8Array(UUID_LENGTH);
+const scratchWords = new Int32Array(4);
+const decoder = new TextDecoder();
+
+/**
+ * Reads a UUID in canonical form (lower-case hex, dashes at 8, 13, 18, 23) into four words.
+ *
+ * @returns Whether `bytes[from, to)` is one; the words are written only then.
+ */
+function uuidWords(
+  bytes: Uint8Array,
+  from: number,
+  to: number,
+  into: Int32Array,
+  at: number,
+): boolean {
+  if (to - from !== UUID_LENGTH) return false;
+  if (
+    bytes[from + 8] !== DASH || bytes[from + 13] !== DASH || bytes[from + 18] !== DASH ||
+    bytes[from + 23] !== DASH
+  ) return false;
+  scratchWords.fill(0);
+  for (let i = 0; i < 16; i++) {
+    const high = bytes[from + HEX_AT[i]];
+    const low = bytes[from + HEX_AT[i] + 1];
+    if (high >= 128 || low >= 128 || HEX_VALUE[high] < 0 || HEX_VALUE[low] < 0) return false;
+    scratchWords[i >> 2] |= (HEX_VALUE[high] << 4 | HEX_VALUE[low]) << ((i & 3) * 8);
+  }
+  into.set(scratchWords, at);
+  return true;
+}
+
+/** {@linkcode uuidWords} of an id given as a string. */
+function uuidWordsOf(id: string, into: Int32Array, at: number): boolean {
+  if (id.length !== UUID_LENGTH) return false;
+  for (let i = 0; i < UUID_LENGTH; i++) scratch[i] = id.charCodeAt(i);
+  return uuidWords(scratch, 0, UUID_LENGTH, into, at);
+}
+
+/**
+ * A row's bucket hashes.
+ *
+ * @param library The library.
+ * @param row The row.
+ * @returns The hashes, none for a row in no bucket.
+ */
+export function bucketsOf(library: Library, row: number): readonly number[] {
+  const bucket = library.buckets[row];
+  return bucket >= 0 ? [bucket] : bucket === MANY_BUCKETS ? library.manyBuckets.get(row)! : [];
+}
+
+/**
+ * Sets a row's bucket hashes.
+ *
+ * @param library The library.
+ * @param row The row.
+ * @param hashes Its hashes, as grouping gives them.
+ */
+export function setBuckets(library: Library, row: number, hashes: BucketHashes): void {
+  if (library.manyBuckets.size > 0) library.manyBuckets.delete(row);
+  if (typeof hashes === "number" || hashes.length === 1) {
+    library.buckets[row] = typeof hashes === "number" ? hashes : hashes[0];
+  } else if (hashes.length === 0) library.buckets[row] = NO_BUCKET;
+  else {
+    library.buckets[row] = MANY_BUCKETS;
+    library.manyBuckets.set(row, hashes);
+  }
+}
+
+/**
+ * The promoted groups' rows, parent first, by their place in the cache, in one pool of row
+ * numbers: 48 000 arrays took 3.5 MB, the pool takes about 1.
+ */
+export class Groups {
+  #pool: Int32Array;
+  #used = 0;
+  /** Per group: where its rows start and end in the pool; -1 and -1 once it is gone. */
+  #bounds: Int32Array;
+  #count = 0;
+  #live = 0;
+
+  /** @param capacity Room for this many groups to start with. */
+  constructor(capacity: number) {
+    this.#bounds = new Int32Array(capacity * 2);
+    this.#pool = new Int32Array(capacity * 3);
+  }
+
+  /** How many groups were ever added: their places are 0 to count - 1. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** How many of them are not gone. */
+  get live(): number {
+    return this.#live;
+  }
+
+  /** Adds a group at the next place. */
+  add(rows: readonly number[]): void {
+    if (this.#used + rows.length > this.#pool.length) {
+      this.#pool = grown(this.#pool, Math.max(64, Math.ceil((this.#used + rows.length) * 1.5)));
+    }
+    if (this.#count * 2 + 2 > this.#bounds.length) {
+      this.#bounds = grown(this.#bounds, Math.max(16, Math.ceil(this.#count * 1.5) * 2));
+    }
+    this.#pool.set(rows, this.#used);
+    this.#bounds[this.#count * 2] = this.#used;
+    this.#used += rows.length;
+    this.#bounds[this.#count * 2 + 1] = this.#used;
+    this.#count++;
+    this.#live++;
+  }
+
+  /** A group's rows, parent first; undefined once it is gone. */
+  rows(index: number): number[] | undefined {
+    const start = this.#bounds[index * 2];
+    if (start < 0) return undefined;
+    return Array.from(this.#pool.subarray(start, this.#bounds[index * 2 + 1]));
+  }
+
+  /** Whether any row of a group that is not gone passes `test`. */
+  some(index: number, test: (row: number) => boolean): boolean {
+    const end = this.#bounds[index * 2 + 1];
+    for (let at = this.#bounds[index * 2]; at >= 0 && at < end; at++) {
+      if (test(this.#pool[at])) return true;
+    }
+    return false;
+  }
+
+  /** Marks a group as gone; its place stays taken. */
+  drop(index: number): void {
+    if (this.#bounds[index * 2] < 0) return;
+    this.#bounds.fill(-1, index * 2, index * 2 + 2);
+    this.#live--;
+  }
 }
 
 /** The search scopes of a row's flags. */
@@ -129,11 +383,6 @@ export function flagsOf(
 /** A row's bucket hashes as a list. */
 export function bucketList(buckets: BucketHashes): readonly number[] {
   return typeof buckets === "number" ? [buckets] : buckets;
-}
-
-/** The compact form of a list of bucket hashes: one number when there is one. */
-export function compactBuckets(hashes: readonly number[]): BucketHashes {
-  return hashes.length === 1 ? hashes[0] : hashes;
 }
 
 /** An order-independent summary of a set of (asset id, `updatedAt`) pairs. */
@@ -182,10 +431,10 @@ export class DigestBuilder {
  */
 export function recentDigest(library: Library, since: number): Digest {
   const digest = new DigestBuilder();
-  for (let row = 0; row < library.ids.length; row++) {
+  for (let row = 0; row < library.rows; row++) {
     const updatedAt = library.updatedAt[row];
     if (library.flags[row] !== REMOVED && updatedAt >= since) {
-      digest.add(library.ids[row], updatedAt);
+      digest.add(idOf(library, row), updatedAt);
     }
   }
   for (const [id, other] of library.others) {
@@ -207,27 +456,93 @@ export function scopeCounts(library: Library, scopes: number): number[] {
   const add = (bits: number) => {
     for (let i = 0; i < scopes; i++) if (bits & 1 << i) counts[i]++;
   };
-  for (const flags of library.flags) add(scopesOf(flags));
+  for (let row = 0; row < library.rows; row++) add(scopesOf(library.flags[row]));
   for (const other of library.others.values()) add(other.scopes);
   return counts;
 }
 
 /**
- * The rows of the given asset ids: one scan, no index of the whole library.
+ * How many rows have an asset the searches find.
+ *
+ * @param library The library.
+ * @returns The rows not {@linkcode REMOVED}.
+ */
+export function liveRows(library: Library): number {
+  let count = 0;
+  for (let row = 0; row < library.rows; row++) if (library.flags[row] !== REMOVED) count++;
+  return count;
+}
+
+/**
+ * The rows of the given asset ids: one scan of the ids' words, no index of the whole library.
  *
  * @param library The library.
  * @param ids Asset ids.
+ * @param options `removed`: rows whose asset left the searches count too (those of this pass
+ *   still know their id).
  * @returns Row by id, for the ids the library has.
  */
-export function findRows(library: Library, ids: ReadonlySet<string>): Map<string, number> {
+export function findRows(
+  library: Library,
+  ids: ReadonlySet<string>,
+  options: { readonly removed?: boolean } = {},
+): Map<string, number> {
   const rows = new Map<string, number>();
-  if (ids.size === 0) return rows;
-  for (let row = 0; row < library.ids.length; row++) {
-    if (library.flags[row] !== REMOVED && ids.has(library.ids[row])) {
-      rows.set(library.ids[row], row);
+  matchRows(library, ids, options, (id, row) => rows.set(id, row));
+  return rows;
+}
+
+/**
+ * {@linkcode findRows}, calling `found` for each row in order, several rows of one id too.
+ *
+ * @param library The library.
+ * @param ids Asset ids.
+ * @param options `removed`: rows whose asset left the searches count too.
+ * @param found Called with each id found and its row.
+ */
+export function matchRows(
+  library: Library,
+  ids: ReadonlySet<string>,
+  options: { readonly removed?: boolean },
+  found: (id: string, row: number) => void,
+): void {
+  if (ids.size === 0) return;
+  const counts = (row: number) => options.removed || library.flags[row] !== REMOVED;
+  // The UUIDs by a hash of their words; any other id is among oddIds.
+  const wanted = new Map<number, { readonly id: string; readonly words: Int32Array }[]>();
+  const odd = new Set<string>();
+  for (const id of ids) {
+    const words = new Int32Array(4);
+    if (!uuidWordsOf(id, words, 0)) {
+      odd.add(id);
+      continue;
+    }
+    const hash = wordsHash(words, 0);
+    const same = wanted.get(hash);
+    if (same === undefined) wanted.set(hash, [{ id, words }]);
+    else same.push({ id, words });
+  }
+  const all = library.ids;
+  if (wanted.size > 0) {
+    for (let row = 0; row < library.rows; row++) {
+      const candidates = wanted.get(wordsHash(all, row * 4));
+      if (candidates === undefined || !counts(row) || library.oddIds.has(row)) continue;
+      for (const { id, words } of candidates) {
+        if (
+          words[0] === all[row * 4] && words[1] === all[row * 4 + 1] &&
+          words[2] === all[row * 4 + 2] && words[3] === all[row * 4 + 3]
+        ) found(id, row);
+      }
     }
   }
-  return rows;
+  if (odd.size > 0) {
+    for (const [row, id] of library.oddIds) if (counts(row) && odd.has(id)) found(id, row);
+  }
+}
+
+function wordsHash(words: Int32Array, at: number): number {
+  return words[at] ^ Math.imul(words[at + 1], 0x9e3779b1) ^ Math.imul(words[at + 2], 0x85ebca6b) ^
+    Math.imul(words[at + 3], 0xc2b2ae35);
 }
 
 /** An asset found changed since the last pass, as {@linkcode mergeChanges} takes it. */
@@ -332,29 +647,23 @@ export function mergeChanges(
   for (const change of changed) {
     let row = found.get(change.id);
     if (row !== undefined) {
-      for (const hash of bucketList(library.buckets[row])) previousBuckets.add(hash);
+      for (const hash of bucketsOf(library, row)) previousBuckets.add(hash);
       library.skips.delete(row);
     }
     if (change.scopes === 0) {
       library.seen.set(change.id, change.updatedAt);
       if (row === undefined) continue;
       library.flags[row] = REMOVED;
-      library.buckets[row] = [];
+      setBuckets(library, row, []);
       removed.add(row);
       continue;
     }
     library.seen.delete(change.id);
-    if (row === undefined) {
-      row = library.ids.length;
-      library.ids.push(change.id);
-      library.updatedAt.push(change.updatedAt);
-      library.flags.push(0);
-      library.buckets.push([]);
-    }
+    row ??= addRow(library, change.id, change.updatedAt, 0);
     const flags = flagsOf(change.scopes, { ...change, invalid: change.asset === undefined });
     library.updatedAt[row] = change.updatedAt;
     library.flags[row] = flags;
-    library.buckets[row] = [];
+    setBuckets(library, row, []);
     rows.set(row, {
       id: change.id,
       ...(change.asset === undefined ? {} : { asset: change.asset }),
@@ -380,9 +689,12 @@ export function rowsInBuckets(library: Library, wanted: ReadonlySet<number>): Se
   const rows = new Set<number>();
   for (let grew = true; grew;) {
     grew = false;
-    for (let row = 0; row < library.ids.length; row++) {
+    for (let row = 0; row < library.rows; row++) {
       if (rows.has(row) || library.flags[row] === REMOVED) continue;
-      const buckets = bucketList(library.buckets[row]);
+      const bucket = library.buckets[row];
+      // The common case, one bucket, without a list.
+      if (bucket >= 0 && !hashes.has(bucket)) continue;
+      const buckets = bucketsOf(library, row);
       if (!buckets.some((hash) => hashes.has(hash))) continue;
       rows.add(row);
       for (const hash of buckets) {
@@ -438,11 +750,11 @@ export function regionOf(
       addStack(stack);
       grew = true;
     }
-    for (const [index, members] of library.groups.entries()) {
-      if (members === undefined || region.groups.has(index)) continue;
-      if (!members.some((row) => region.rows.has(row))) continue;
+    const { groups } = library;
+    for (let index = 0; index < groups.count; index++) {
+      if (region.groups.has(index) || !groups.some(index, (row) => region.rows.has(row))) continue;
       region.groups.add(index);
-      for (const row of members) region.rows.add(row);
+      for (const row of groups.rows(index)!) region.rows.add(row);
       grew = true;
     }
   }
@@ -482,7 +794,11 @@ export function applyWrites(
   }
   const rowOf = findRows(library, ids);
   const ref = (id: string): Ref => rowOf.get(id) ?? id;
-  const idOf = (member: Ref) => typeof member === "number" ? library.ids[member] : member;
+  // Members are compared with the ids the writes name, and only with those: the rows of these
+  // ids are all a member's id is needed for.
+  const named = new Map<number, string>();
+  matchRows(library, ids, { removed: true }, (id, row) => named.set(row, id));
+  const idOf = (member: Ref) => typeof member === "number" ? named.get(member) ?? "" : member;
   const setUpdatedAt = (member: Ref, updatedAt: number) => {
     if (typeof member === "number") {
       library.updatedAt[member] = updatedAt;
@@ -579,12 +895,12 @@ export function compactStack(stack: Stack, ref: (id: string) => Ref): CompactSta
  * @returns The stack.
  */
 export function expandStack(library: Library, stack: CompactStack): Stack {
-  const idOf = (member: Ref) => typeof member === "number" ? library.ids[member] : member;
+  const id = (member: Ref) => typeof member === "number" ? idOf(library, member) : member;
   return {
     id: stack.id,
-    primaryAssetId: idOf(stack.primary),
-    assetIds: stack.members.map(idOf),
-    ...(stack.archived.length > 0 ? { archivedAssetIds: stack.archived.map(idOf) } : {}),
+    primaryAssetId: id(stack.primary),
+    assetIds: stack.members.map(id),
+    ...(stack.archived.length > 0 ? { archivedAssetIds: stack.archived.map(id) } : {}),
   };
 }
 
@@ -597,8 +913,11 @@ export function expandStack(library: Library, stack: CompactStack): Stack {
  */
 export function skippedCounts(library: Library): Record<string, number> {
   let invalid = 0;
-  for (const flags of library.flags) if (flags !== REMOVED && flags & INVALID) invalid++;
-  const skipped = [...library.skips].map(([row, reason]) => ({ id: library.ids[row], reason }))
+  for (let row = 0; row < library.rows; row++) {
+    const flags = library.flags[row];
+    if (flags !== REMOVED && flags & INVALID) invalid++;
+  }
+  const skipped = [...library.skips].map(([row, reason]) => ({ id: idOf(library, row), reason }))
     .sort((a, b) => compare(a.id, b.id));
   const counts: Record<string, number> = invalid > 0 ? { "invalid-data": invalid } : {};
   for (const { reason } of skipped) counts[reason] = (counts[reason] ?? 0) + 1;

@@ -24,21 +24,24 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { Asset, InSyncStack, NeedsReplace, SkipReason, Stack } from "../model.ts";
 import {
-  bucketList,
+  addRow,
+  addRowFromBytes,
+  bucketsOf,
   type CacheWrite,
-  compactBuckets,
   type CompactStack,
   type Digest,
   DigestBuilder,
   emptyLibrary,
   expandStack,
+  idOf,
   type Library,
   type OtherAsset,
   type Ref,
   REMOVED,
   type RowData,
+  setBuckets,
 } from "../incremental/library.ts";
-import { compare } from "../grouping/group.ts";
+import { type BucketHashes, compare } from "../grouping/group.ts";
 import type { Placed, PlanEntries } from "../incremental/entries.ts";
 import { writeAll } from "../log.ts";
 import { exists, readLines } from "./_files.ts";
@@ -641,19 +644,22 @@ function rowsOf(text: string): number[] {
 }
 
 /** A field of base-36 bucket hashes separated by commas, read from its bytes. */
-function hashesAt(bytes: Uint8Array, bounds: number[], field: number): number | readonly number[] {
+function hashesAt(bytes: Uint8Array, bounds: number[], field: number): BucketHashes {
   const end = field + 1 < bounds.length ? bounds[field + 1] - 1 : bytes.length;
-  const hashes: number[] = [];
+  // One hash, the common case, is a number without a list.
+  let hashes: number[] | undefined;
   let value = 0;
   for (let at = bounds[field]; at < end; at++) {
     const c = bytes[at];
     if (c === 0x2c /* , */) {
-      hashes.push(value);
+      (hashes ??= []).push(value);
       value = 0;
     } else value = value * 36 + (c <= 0x39 ? c - 0x30 : c - 0x57);
   }
-  if (end > bounds[field]) hashes.push(value);
-  return compactBuckets(hashes);
+  if (end === bounds[field]) return hashes ?? [];
+  if (hashes === undefined) return value;
+  hashes.push(value);
+  return hashes;
 }
 
 /** What a cache holds: its compact library, and the writes of the pass that left it. */
@@ -672,23 +678,28 @@ export interface CacheRead {
  * @throws {SyntaxError} When a file is damaged; the caller then runs a full pass.
  */
 export async function readCache(files: CacheFiles, header: CacheHeader): Promise<CacheRead> {
-  const library = emptyLibrary();
+  // Room for the rows the header counts and some removed or new ones: the columns are not
+  // grown, copied and left as garbage while the cache is read.
+  const { assets, groups } = header.sizes;
+  const library = emptyLibrary({ rows: assets + (assets >> 4) + 1024, groups: groups + 1024 });
   const path = filePath(files, header.generation, "body");
   await scanBody(path, (section, index, bytes) => {
     switch (section) {
       case "#assets": {
         if (bytes.length === 1 && bytes[0] === 0x2d /* - */) {
-          library.ids.push("");
-          library.updatedAt.push(-1);
-          library.flags.push(REMOVED);
-          library.buckets.push([]);
+          addRow(library, "", -1, REMOVED);
           return;
         }
         const bounds = fieldsOf(bytes, 7);
-        library.ids.push(textAt(bytes, bounds, 0));
-        library.updatedAt.push(numberAt(bytes, bounds, 3));
-        library.flags.push(numberAt(bytes, bounds, 4));
-        library.buckets.push(hashesAt(bytes, bounds, 5));
+        const row = addRowFromBytes(
+          library,
+          bytes,
+          0,
+          bounds.length > 1 ? bounds[1] - 1 : bytes.length,
+          numberAt(bytes, bounds, 3),
+          numberAt(bytes, bounds, 4),
+        );
+        setBuckets(library, row, hashesAt(bytes, bounds, 5));
         if (bounds.length === 7 && bounds[6] < bytes.length) {
           const extra: Extra = JSON.parse(unescapeText(textAt(bytes, bounds, 6)));
           if (extra.skip !== undefined) library.skips.set(index, extra.skip);
@@ -717,7 +728,7 @@ export async function readCache(files: CacheFiles, header: CacheHeader): Promise
       }
       case "#groups": {
         const bounds = fieldsOf(bytes, 2);
-        library.groups.push(rowsOf(textAt(bytes, bounds, 1)));
+        library.groups.add(rowsOf(textAt(bytes, bounds, 1)));
         return;
       }
       case "#seen": {
@@ -828,13 +839,13 @@ export async function rewriteBody(
     };
     let rows = 0;
     const removedId = (row: number) =>
-      library.flags[row] === REMOVED ? library.ids[row] : undefined;
+      library.flags[row] === REMOVED ? idOf(library, row) : undefined;
     // The rows, then others and stacks from the library, then the groups kept and new ones.
     let middle = false;
     const writeMiddle = () => {
       if (middle) return;
       middle = true;
-      for (let row = rows; row < library.ids.length; row++) {
+      for (let row = rows; row < library.rows; row++) {
         if (library.flags[row] === REMOVED) body.row(REMOVED_ROW);
         else full(row);
       }
@@ -875,11 +886,11 @@ const REMOVED_ROW: RowData = { id: "", updatedAt: -1, flags: REMOVED, buckets: [
 function rowData(library: Library, row: number, content: RowContent): RowData {
   const skip = library.skips.get(row);
   return {
-    id: library.ids[row],
+    id: idOf(library, row),
     ...content,
     updatedAt: library.updatedAt[row],
     flags: library.flags[row],
-    buckets: bucketList(library.buckets[row]),
+    buckets: bucketsOf(library, row),
     ...(skip === undefined ? {} : { skip }),
   };
 }
@@ -902,7 +913,7 @@ export function* stackRecords(
   library: Library,
   marks: { readonly trashed: ReadonlySet<string>; readonly unlisted: ReadonlySet<string> },
 ): Generator<RecordedStack> {
-  const rows = library.ids.length;
+  const rows = library.rows;
   const wanted = new Uint8Array(rows);
   for (const stack of library.stacks.values()) {
     for (const ref of [stack.primary, ...stack.members]) {
@@ -936,7 +947,7 @@ export function* stackRecords(
     for (const ref of [compact.primary, ...compact.members]) {
       if (typeof ref === "number" && ends[ref] > starts[ref]) {
         fileNames.set(
-          library.ids[ref],
+          idOf(library, ref),
           unescapeText(decoder.decode(names.subarray(starts[ref], ends[ref]))),
         );
       }
