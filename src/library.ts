@@ -897,9 +897,7 @@ async function refreshStacks(
   const changedRows = new Set<number>();
   matchRows(library, ids, { removed: true }, (_, row) => changedRows.add(row));
   const changedRef = (ref: Ref) => typeof ref === "number" ? changedRows.has(ref) : ids.has(ref);
-  for (const stack of library.stacks.values()) {
-    if ([stack.primary, ...stack.members].some(changedRef)) touched.add(stack.id);
-  }
+  library.stacks.each(changedRef, (stack) => touched.add(stack.id));
   const unstacked = await client.unstackedSince(since);
   const found = new Map<string, Stack>();
   for (const change of changed) {

@@ -1,8 +1,8 @@
 /**
  * The user's library as an incremental pass keeps it between passes, compact enough to hold at
- * 200 000 assets in about 20 MB: per asset its id, `updatedAt`, what the searches find it as,
- * and the hashes of its grouping buckets, in typed arrays, but no name; stacks and groups as row
- * numbers. No I/O, clock or logger: `src/library.ts` reads the server, `src/state/cache.ts` the
+ * 200 000 assets and 48 500 stacks in about 11 MB: per asset its id, `updatedAt`, what the
+ * searches find it as, and the hashes of its grouping buckets, in typed arrays, but no name;
+ * stacks and groups as row numbers in pools (src/incremental/ids.ts keeps the ids). No I/O, clock or logger: `src/library.ts` reads the server, `src/state/cache.ts` the
  * disk.
  *
  * An incremental pass changes this library with what changed on the server, then finds the part
@@ -15,6 +15,7 @@
  */
 import type { Asset, SkipReason, Stack } from "../model.ts";
 import { type BucketHashes, compare } from "../grouping/group.ts";
+import { IdList } from "./ids.ts";
 import { membersOf } from "../reconcile/plan.ts";
 
 /** A stack member: a row of the library, or the id of an asset no search of the pass finds. */
@@ -56,10 +57,8 @@ export const REMOVED = -1;
 export interface Library {
   /** How many rows there are. */
   rows: number;
-  /** Each row's asset id, four words per row ({@linkcode idOf}); zeros for `oddIds`' rows. */
-  ids: Int32Array;
-  /** The ids that are not a UUID in canonical form (lower case), by row. */
-  readonly oddIds: Map<number, string>;
+  /** Each row's asset id ({@linkcode idOf}). */
+  readonly ids: IdList;
   /** ms since the epoch; -1 when unknown (the pass changed it and no answer said when). */
   updatedAt: Float64Array;
   /** `scopes << 3 | INVALID | ARCHIVED | TRASHED`, or {@linkcode REMOVED}. */
@@ -74,11 +73,11 @@ export interface Library {
   /** Why grouping left a row out, for the rows it did. */
   readonly skips: Map<number, SkipReason>;
   /** Stacks by id. */
-  readonly stacks: Map<string, CompactStack>;
+  readonly stacks: StackTable;
   /** Each group's rows, parent first, by its place in the cache. */
   readonly groups: Groups;
   /** Other users' assets by id. */
-  readonly others: Map<string, OtherAsset>;
+  readonly others: OtherTable;
   /**
    * The user's assets no search finds that were seen changing recently (trashed, hidden,
    * videos without INCLUDE_VIDEOS…), by id with their `updatedAt`: the next search for
@@ -110,22 +109,23 @@ export interface RowData {
  * @param sizes Room for this many rows and groups to start with; more grow it.
  * @returns A library without rows, stacks or groups.
  */
-export function emptyLibrary(sizes: { readonly rows: number; readonly groups: number } = {
-  rows: 0,
-  groups: 0,
-}): Library {
+export function emptyLibrary(sizes: {
+  readonly rows: number;
+  readonly stacks: number;
+  readonly groups: number;
+  readonly others: number;
+} = { rows: 0, stacks: 0, groups: 0, others: 0 }): Library {
   return {
     rows: 0,
-    ids: new Int32Array(sizes.rows * 4),
-    oddIds: new Map(),
+    ids: new IdList(sizes.rows),
     updatedAt: new Float64Array(sizes.rows),
     flags: new Int32Array(sizes.rows),
     buckets: new Int32Array(sizes.rows),
     manyBuckets: new Map(),
     skips: new Map(),
-    stacks: new Map(),
+    stacks: new StackTable(sizes.stacks),
     groups: new Groups(sizes.groups),
-    others: new Map(),
+    others: new OtherTable(sizes.others),
     seen: new Map(),
   };
 }
@@ -140,9 +140,8 @@ export function emptyLibrary(sizes: { readonly rows: number; readonly groups: nu
  * @returns The new row.
  */
 export function addRow(library: Library, id: string, updatedAt: number, flags: number): number {
-  const row = appendRow(library, updatedAt, flags);
-  if (!uuidWordsOf(id, library.ids, row * 4)) library.oddIds.set(row, id);
-  return row;
+  library.ids.add(id);
+  return appendRow(library, updatedAt, flags);
 }
 
 /**
@@ -165,19 +164,15 @@ export function addRowFromBytes(
   updatedAt: number,
   flags: number,
 ): number {
-  const row = appendRow(library, updatedAt, flags);
-  if (!uuidWords(bytes, from, to, library.ids, row * 4)) {
-    library.oddIds.set(row, decoder.decode(bytes.subarray(from, to)));
-  }
-  return row;
+  library.ids.addFromBytes(bytes, from, to);
+  return appendRow(library, updatedAt, flags);
 }
 
-/** A new last row, its id all zeros, in no bucket. */
+/** A new last row, in no bucket, for the id just added. */
 function appendRow(library: Library, updatedAt: number, flags: number): number {
   const row = library.rows;
   if (row === library.flags.length) {
     const size = Math.max(16, Math.ceil(row * 1.5));
-    library.ids = grown(library.ids, size * 4);
     library.updatedAt = grown(library.updatedAt, size);
     library.flags = grown(library.flags, size);
     library.buckets = grown(library.buckets, size);
@@ -203,63 +198,7 @@ function grown<T extends Int32Array | Float64Array>(column: T, size: number): T 
  * @returns The id, as the server wrote it.
  */
 export function idOf(library: Library, row: number): string {
-  const odd = library.oddIds.size === 0 ? undefined : library.oddIds.get(row);
-  if (odd !== undefined) return odd;
-  const words = library.ids;
-  for (let i = 0; i < 16; i++) {
-    const byte = (words[row * 4 + (i >> 2)] >>> ((i & 3) * 8)) & 0xff;
-    codes[HEX_AT[i]] = HEX_CODES[byte >> 4];
-    codes[HEX_AT[i] + 1] = HEX_CODES[byte & 0xf];
-  }
-  return String.fromCharCode.apply(null, codes);
-}
-
-const UUID_LENGTH = 36;
-const DASH = 0x2d;
-/** Where each byte of a UUID's 16 is written in its text. */
-const HEX_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
-const HEX_CODES = [..."0123456789abcdef"].map((c) => c.charCodeAt(0));
-/** Each ASCII code's value as a lower-case hex digit, or -1. */
-const HEX_VALUE = new Int8Array(128).fill(-1);
-HEX_CODES.forEach((code, value) => HEX_VALUE[code] = value);
-const codes: number[] = new Array(UUID_LENGTH).fill(DASH);
-const scratch = new Uint8Array(UUID_LENGTH);
-const scratchWords = new Int32Array(4);
-const decoder = new TextDecoder();
-
-/**
- * Reads a UUID in canonical form (lower-case hex, dashes at 8, 13, 18, 23) into four words.
- *
- * @returns Whether `bytes[from, to)` is one; the words are written only then.
- */
-function uuidWords(
-  bytes: Uint8Array,
-  from: number,
-  to: number,
-  into: Int32Array,
-  at: number,
-): boolean {
-  if (to - from !== UUID_LENGTH) return false;
-  if (
-    bytes[from + 8] !== DASH || bytes[from + 13] !== DASH || bytes[from + 18] !== DASH ||
-    bytes[from + 23] !== DASH
-  ) return false;
-  scratchWords.fill(0);
-  for (let i = 0; i < 16; i++) {
-    const high = bytes[from + HEX_AT[i]];
-    const low = bytes[from + HEX_AT[i] + 1];
-    if (high >= 128 || low >= 128 || HEX_VALUE[high] < 0 || HEX_VALUE[low] < 0) return false;
-    scratchWords[i >> 2] |= (HEX_VALUE[high] << 4 | HEX_VALUE[low]) << ((i & 3) * 8);
-  }
-  into.set(scratchWords, at);
-  return true;
-}
-
-/** {@linkcode uuidWords} of an id given as a string. */
-function uuidWordsOf(id: string, into: Int32Array, at: number): boolean {
-  if (id.length !== UUID_LENGTH) return false;
-  for (let i = 0; i < UUID_LENGTH; i++) scratch[i] = id.charCodeAt(i);
-  return uuidWords(scratch, 0, UUID_LENGTH, into, at);
+  return library.ids.id(row);
 }
 
 /**
@@ -357,6 +296,220 @@ export class Groups {
     if (this.#bounds[index * 2] < 0) return;
     this.#bounds.fill(-1, index * 2, index * 2 + 2);
     this.#live--;
+  }
+}
+
+/** The members of a stack with none. */
+const NO_REFS: readonly Ref[] = Object.freeze([]);
+
+/**
+ * The library's stacks by id, kept as a map of {@linkcode CompactStack} would keep them (the
+ * order added, a stack set again keeps its place), in a fraction of its memory: ids as 16 bytes,
+ * the members of every stack in one pool of numbers. At 48 500 stacks, about 3 MB instead of 12.
+ * A stack is an object only while a caller holds it ({@linkcode StackTable.get},
+ * {@linkcode StackTable.values}); {@linkcode StackTable.each} and
+ * {@linkcode StackTable.forEachRef} look at the members without making any.
+ */
+export class StackTable {
+  readonly #ids: IdList;
+  /** Per slot: where its stack starts in the pool, or -1 once it is gone. */
+  #starts: Int32Array;
+  /**
+   * Each stack as [primary, members' count, members…, archived count, archived…], each member a
+   * row, or an id as -1 - its place in `#strings`.
+   */
+  #pool: Int32Array;
+  #used = 0;
+  readonly #strings: string[] = [];
+  #size = 0;
+
+  /** @param capacity Room for this many stacks to start with. */
+  constructor(capacity = 0) {
+    this.#ids = new IdList(capacity);
+    this.#starts = new Int32Array(capacity);
+    this.#pool = new Int32Array(capacity * 5);
+  }
+
+  /** How many stacks there are. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** The stack of an id, or undefined. */
+  get(id: string): CompactStack | undefined {
+    const slot = this.#slot(id);
+    return slot < 0 ? undefined : this.#stack(slot);
+  }
+
+  /** Sets the stack of an id: in its place when it has one, else at the end. */
+  set(id: string, stack: CompactStack): this {
+    let slot = this.#slot(id);
+    if (slot < 0) {
+      slot = this.#ids.add(id);
+      this.#size++;
+      if (slot === this.#starts.length) {
+        const bigger = new Int32Array(Math.max(16, Math.ceil(slot * 1.5))).fill(-1);
+        bigger.set(this.#starts);
+        this.#starts = bigger;
+      }
+    }
+    const size = 3 + stack.members.length + stack.archived.length;
+    if (this.#used + size > this.#pool.length) {
+      const bigger = new Int32Array(Math.max(64, Math.ceil((this.#used + size) * 1.5)));
+      bigger.set(this.#pool.subarray(0, this.#used));
+      this.#pool = bigger;
+    }
+    this.#starts[slot] = this.#used;
+    const pool = this.#pool;
+    pool[this.#used++] = this.#code(stack.primary);
+    for (const list of [stack.members, stack.archived]) {
+      pool[this.#used++] = list.length;
+      for (const ref of list) pool[this.#used++] = this.#code(ref);
+    }
+    return this;
+  }
+
+  /** Deletes the stack of an id; whether there was one. */
+  delete(id: string): boolean {
+    const slot = this.#slot(id);
+    if (slot < 0) return false;
+    this.#starts[slot] = -1;
+    this.#size--;
+    return true;
+  }
+
+  /** The stacks, in order. */
+  *values(): Generator<CompactStack> {
+    for (let slot = 0; slot < this.#ids.count; slot++) {
+      if (this.#starts[slot] >= 0) yield this.#stack(slot);
+    }
+  }
+
+  /**
+   * Calls `visit`, in order, with each stack whose primary or a listed member passes `test`
+   * (tested at that stack's turn).
+   */
+  each(test: (ref: Ref) => boolean, visit: (stack: CompactStack) => void): void {
+    const pool = this.#pool;
+    for (let slot = 0; slot < this.#ids.count; slot++) {
+      const start = this.#starts[slot];
+      if (start < 0) continue;
+      let hit = test(this.#ref(pool[start]));
+      const end = start + 2 + pool[start + 1];
+      for (let at = start + 2; !hit && at < end; at++) hit = test(this.#ref(pool[at]));
+      if (hit) visit(this.#stack(slot));
+    }
+  }
+
+  /** Calls `visit` with the primary and the listed members of every stack, in order. */
+  forEachRef(visit: (ref: Ref) => void): void {
+    const pool = this.#pool;
+    for (let slot = 0; slot < this.#ids.count; slot++) {
+      const start = this.#starts[slot];
+      if (start < 0) continue;
+      const end = start + 2 + pool[start + 1];
+      visit(this.#ref(pool[start]));
+      for (let at = start + 2; at < end; at++) visit(this.#ref(pool[at]));
+    }
+  }
+
+  #slot(id: string): number {
+    return this.#ids.find(id, (slot) => this.#starts[slot] >= 0);
+  }
+
+  #stack(slot: number): CompactStack {
+    const pool = this.#pool;
+    let at = this.#starts[slot];
+    const primary = this.#ref(pool[at++]);
+    const list = () => {
+      const count = pool[at++];
+      if (count === 0) return NO_REFS;
+      const refs: Ref[] = [];
+      for (const end = at + count; at < end; at++) refs.push(this.#ref(pool[at]));
+      return refs;
+    };
+    const members = list();
+    return { id: this.#ids.id(slot), primary, members, archived: list() };
+  }
+
+  #code(ref: Ref): number {
+    if (typeof ref === "number") return ref;
+    this.#strings.push(ref);
+    return -this.#strings.length;
+  }
+
+  #ref(code: number): Ref {
+    return code >= 0 ? code : this.#strings[-1 - code];
+  }
+}
+
+/**
+ * Other users' assets by id, kept as a map of {@linkcode OtherAsset} would keep them, with ids
+ * as 16 bytes and their numbers in typed arrays.
+ */
+export class OtherTable {
+  readonly #ids: IdList;
+  #updatedAt: Float64Array;
+  /** Per slot: the asset's scopes, or -1 once it is gone. */
+  #scopes: Int32Array;
+  #size = 0;
+
+  /** @param capacity Room for this many assets to start with. */
+  constructor(capacity = 0) {
+    this.#ids = new IdList(capacity);
+    this.#updatedAt = new Float64Array(capacity);
+    this.#scopes = new Int32Array(capacity);
+  }
+
+  /** How many assets there are. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Sets an asset: in its place when it has one, else at the end. */
+  set(id: string, other: OtherAsset): this {
+    let slot = this.#slot(id);
+    if (slot < 0) {
+      slot = this.#ids.add(id);
+      this.#size++;
+      if (slot === this.#scopes.length) {
+        const size = Math.max(16, Math.ceil(slot * 1.5));
+        this.#updatedAt = grown(this.#updatedAt, size);
+        this.#scopes = grown(this.#scopes, size);
+      }
+    }
+    this.#updatedAt[slot] = other.updatedAt;
+    this.#scopes[slot] = other.scopes;
+    return this;
+  }
+
+  /** Deletes an asset; whether there was one. */
+  delete(id: string): boolean {
+    const slot = this.#slot(id);
+    if (slot < 0) return false;
+    this.#scopes[slot] = -1;
+    this.#size--;
+    return true;
+  }
+
+  /** The assets with their ids, in order. */
+  *[Symbol.iterator](): Generator<[string, OtherAsset]> {
+    for (let slot = 0; slot < this.#ids.count; slot++) {
+      const scopes = this.#scopes[slot];
+      if (scopes >= 0) yield [this.#ids.id(slot), { updatedAt: this.#updatedAt[slot], scopes }];
+    }
+  }
+
+  /** The assets, in order, without their ids. */
+  *values(): Generator<OtherAsset> {
+    for (let slot = 0; slot < this.#ids.count; slot++) {
+      const scopes = this.#scopes[slot];
+      if (scopes >= 0) yield { updatedAt: this.#updatedAt[slot], scopes };
+    }
+  }
+
+  #slot(id: string): number {
+    return this.#ids.find(id, (slot) => this.#scopes[slot] >= 0);
   }
 }
 
@@ -474,7 +627,7 @@ export function liveRows(library: Library): number {
 }
 
 /**
- * The rows of the given asset ids: one scan of the ids' words, no index of the whole library.
+ * The rows of the given asset ids: one scan of the ids, no index of the whole library.
  *
  * @param library The library.
  * @param ids Asset ids.
@@ -506,43 +659,9 @@ export function matchRows(
   options: { readonly removed?: boolean },
   found: (id: string, row: number) => void,
 ): void {
-  if (ids.size === 0) return;
-  const counts = (row: number) => options.removed || library.flags[row] !== REMOVED;
-  // The UUIDs by a hash of their words; any other id is among oddIds.
-  const wanted = new Map<number, { readonly id: string; readonly words: Int32Array }[]>();
-  const odd = new Set<string>();
-  for (const id of ids) {
-    const words = new Int32Array(4);
-    if (!uuidWordsOf(id, words, 0)) {
-      odd.add(id);
-      continue;
-    }
-    const hash = wordsHash(words, 0);
-    const same = wanted.get(hash);
-    if (same === undefined) wanted.set(hash, [{ id, words }]);
-    else same.push({ id, words });
-  }
-  const all = library.ids;
-  if (wanted.size > 0) {
-    for (let row = 0; row < library.rows; row++) {
-      const candidates = wanted.get(wordsHash(all, row * 4));
-      if (candidates === undefined || !counts(row) || library.oddIds.has(row)) continue;
-      for (const { id, words } of candidates) {
-        if (
-          words[0] === all[row * 4] && words[1] === all[row * 4 + 1] &&
-          words[2] === all[row * 4 + 2] && words[3] === all[row * 4 + 3]
-        ) found(id, row);
-      }
-    }
-  }
-  if (odd.size > 0) {
-    for (const [row, id] of library.oddIds) if (counts(row) && odd.has(id)) found(id, row);
-  }
-}
-
-function wordsHash(words: Int32Array, at: number): number {
-  return words[at] ^ Math.imul(words[at + 1], 0x9e3779b1) ^ Math.imul(words[at + 2], 0x85ebca6b) ^
-    Math.imul(words[at + 3], 0xc2b2ae35);
+  library.ids.match(ids, (id, row) => {
+    if (options.removed || library.flags[row] !== REMOVED) found(id, row);
+  });
 }
 
 /** An asset found changed since the last pass, as {@linkcode mergeChanges} takes it. */
@@ -591,11 +710,13 @@ function newChanges(
 ): AssetChange[] {
   let stacked: Set<string> | undefined;
   const inStack = (id: string) => {
-    stacked ??= new Set(
-      [...library.stacks.values()].flatMap((stack) =>
-        [stack.primary, ...stack.members].filter((ref) => typeof ref === "string")
-      ),
-    );
+    if (stacked === undefined) {
+      const ids = new Set<string>();
+      library.stacks.forEachRef((ref) => {
+        if (typeof ref === "string") ids.add(ref);
+      });
+      stacked = ids;
+    }
     return stacked.has(id);
   };
   return changes.filter((change) => {
@@ -743,13 +864,11 @@ export function regionOf(
   }
   for (let grew = true; grew;) {
     grew = false;
-    for (const stack of library.stacks.values()) {
-      if (region.stacks.has(stack.id)) continue;
-      const refs = [stack.primary, ...stack.members];
-      if (!refs.some((ref) => typeof ref === "number" && region.rows.has(ref))) continue;
+    library.stacks.each((ref) => typeof ref === "number" && region.rows.has(ref), (stack) => {
+      if (region.stacks.has(stack.id)) return;
       addStack(stack);
       grew = true;
-    }
+    });
     const { groups } = library;
     for (let index = 0; index < groups.count; index++) {
       if (region.groups.has(index) || !groups.some(index, (row) => region.rows.has(row))) continue;
@@ -798,7 +917,7 @@ export function applyWrites(
   // ids are all a member's id is needed for.
   const named = new Map<number, string>();
   matchRows(library, ids, { removed: true }, (id, row) => named.set(row, id));
-  const idOf = (member: Ref) => typeof member === "number" ? named.get(member) ?? "" : member;
+  const nameOf = (member: Ref) => typeof member === "number" ? named.get(member) ?? "" : member;
   const setUpdatedAt = (member: Ref, updatedAt: number) => {
     if (typeof member === "number") {
       library.updatedAt[member] = updatedAt;
@@ -811,7 +930,7 @@ export function applyWrites(
   const holders = new Map<string, Set<string>>();
   const index = (stack: CompactStack, add: boolean) => {
     for (const member of [stack.primary, ...stack.members]) {
-      const id = idOf(member);
+      const id = nameOf(member);
       if (!ids.has(id)) continue;
       let set = holders.get(id);
       if (set === undefined) holders.set(id, set = new Set());
@@ -819,7 +938,7 @@ export function applyWrites(
       else set.delete(stack.id);
     }
   };
-  for (const stack of library.stacks.values()) index(stack, true);
+  library.stacks.each((member) => ids.has(nameOf(member)), (stack) => index(stack, true));
   const put = (stack: CompactStack) => {
     const old = library.stacks.get(stack.id);
     if (old !== undefined) index(old, false);
@@ -853,15 +972,15 @@ export function applyWrites(
       const holder = library.stacks.get(holderId)!;
       const members = [holder.primary, ...holder.members];
       touched.stacks.add(holder.id);
-      if (listed.has(idOf(holder.primary))) {
+      if (listed.has(nameOf(holder.primary))) {
         // Merged into the new stack; members it left out (in the trash) moved too.
         remove(holder);
-        for (const member of members) if (!listed.has(idOf(member))) setUpdatedAt(member, -1);
+        for (const member of members) if (!listed.has(nameOf(member))) setUpdatedAt(member, -1);
       } else {
         put({
           ...holder,
-          members: holder.members.filter((member) => !listed.has(idOf(member))),
-          archived: holder.archived.filter((member) => !listed.has(idOf(member))),
+          members: holder.members.filter((member) => !listed.has(nameOf(member))),
+          archived: holder.archived.filter((member) => !listed.has(nameOf(member))),
         });
       }
     }

@@ -680,8 +680,13 @@ export interface CacheRead {
 export async function readCache(files: CacheFiles, header: CacheHeader): Promise<CacheRead> {
   // Room for the rows the header counts and some removed or new ones: the columns are not
   // grown, copied and left as garbage while the cache is read.
-  const { assets, groups } = header.sizes;
-  const library = emptyLibrary({ rows: assets + (assets >> 4) + 1024, groups: groups + 1024 });
+  const { assets, stacks, groups } = header.sizes;
+  const library = emptyLibrary({
+    rows: assets + (assets >> 4) + 1024,
+    stacks: stacks + 1024,
+    groups: groups + 1024,
+    others: 1024,
+  });
   const path = filePath(files, header.generation, "body");
   await scanBody(path, (section, index, bytes) => {
     switch (section) {
@@ -915,11 +920,9 @@ export function* stackRecords(
 ): Generator<RecordedStack> {
   const rows = library.rows;
   const wanted = new Uint8Array(rows);
-  for (const stack of library.stacks.values()) {
-    for (const ref of [stack.primary, ...stack.members]) {
-      if (typeof ref === "number") wanted[ref] = 1;
-    }
-  }
+  library.stacks.forEachRef((ref) => {
+    if (typeof ref === "number") wanted[ref] = 1;
+  });
   // Row r's name is names[starts[r], ends[r]), escaped as the body has it; empty when unknown.
   const starts = new Int32Array(rows);
   const ends = new Int32Array(rows);
