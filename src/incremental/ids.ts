@@ -238,3 +238,70 @@ function wordsHash(words: Int32Array, at: number): number {
   return words[at] ^ Math.imul(words[at + 1], 0x9e3779b1) ^ Math.imul(words[at + 2], 0x85ebca6b) ^
     Math.imul(words[at + 3], 0xc2b2ae35);
 }
+
+/**
+ * Slots by id as a Map keeps its keys: in the order added, an id set again keeps its slot, one
+ * deleted and set again takes a new slot at the end. For tables that keep their values in typed
+ * arrays by slot.
+ */
+export class IdSlots {
+  readonly #ids: IdList;
+  /** 1 for a slot in use, 0 for one whose id was deleted. */
+  #live: Uint8Array;
+  #size = 0;
+
+  /** @param capacity Room for this many ids to start with. */
+  constructor(capacity = 0) {
+    this.#ids = new IdList(capacity);
+    this.#live = new Uint8Array(capacity);
+  }
+
+  /** How many ids are in use. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** How many slots were ever taken: 0 to count - 1, some no longer in use. */
+  get count(): number {
+    return this.#ids.count;
+  }
+
+  /** The slot of an id in use, or -1. */
+  slotOf(id: string): number {
+    return this.#ids.find(id, (slot) => this.#live[slot] === 1);
+  }
+
+  /** The slot of an id, a new one at the end when it has none in use. */
+  claim(id: string): number {
+    const found = this.slotOf(id);
+    if (found >= 0) return found;
+    const slot = this.#ids.add(id);
+    if (slot === this.#live.length) {
+      const bigger = new Uint8Array(Math.max(16, Math.ceil(slot * 1.5)));
+      bigger.set(this.#live);
+      this.#live = bigger;
+    }
+    this.#live[slot] = 1;
+    this.#size++;
+    return slot;
+  }
+
+  /** Ends an id's use of its slot; the slot, or -1 when it had none. */
+  release(id: string): number {
+    const slot = this.slotOf(id);
+    if (slot < 0) return -1;
+    this.#live[slot] = 0;
+    this.#size--;
+    return slot;
+  }
+
+  /** Whether a slot is in use. */
+  inUse(slot: number): boolean {
+    return this.#live[slot] === 1;
+  }
+
+  /** The id of a slot. */
+  id(slot: number): string {
+    return this.#ids.id(slot);
+  }
+}

@@ -15,7 +15,7 @@
  */
 import type { Asset, SkipReason, Stack } from "../model.ts";
 import { type BucketHashes, compare } from "../grouping/group.ts";
-import { IdList } from "./ids.ts";
+import { IdList, IdSlots } from "./ids.ts";
 import { membersOf } from "../reconcile/plan.ts";
 
 /** A stack member: a row of the library, or the id of an asset no search of the pass finds. */
@@ -172,10 +172,9 @@ export function addRowFromBytes(
 function appendRow(library: Library, updatedAt: number, flags: number): number {
   const row = library.rows;
   if (row === library.flags.length) {
-    const size = Math.max(16, Math.ceil(row * 1.5));
-    library.updatedAt = grown(library.updatedAt, size);
-    library.flags = grown(library.flags, size);
-    library.buckets = grown(library.buckets, size);
+    library.updatedAt = grown(library.updatedAt, row + 1);
+    library.flags = grown(library.flags, row + 1);
+    library.buckets = grown(library.buckets, row + 1);
   }
   library.rows++;
   library.updatedAt[row] = updatedAt;
@@ -184,8 +183,11 @@ function appendRow(library: Library, updatedAt: number, flags: number): number {
   return row;
 }
 
+/** A copy of a column with room for `size` entries (more than it has) and half as many again. */
 function grown<T extends Int32Array | Float64Array>(column: T, size: number): T {
-  const bigger = new (column.constructor as new (size: number) => T)(size);
+  const bigger = new (column.constructor as new (size: number) => T)(
+    Math.max(16, Math.ceil(size * 1.5)),
+  );
   bigger.set(column);
   return bigger;
 }
@@ -262,10 +264,10 @@ export class Groups {
   /** Adds a group at the next place. */
   add(rows: readonly number[]): void {
     if (this.#used + rows.length > this.#pool.length) {
-      this.#pool = grown(this.#pool, Math.max(64, Math.ceil((this.#used + rows.length) * 1.5)));
+      this.#pool = grown(this.#pool, this.#used + rows.length);
     }
     if (this.#count * 2 + 2 > this.#bounds.length) {
-      this.#bounds = grown(this.#bounds, Math.max(16, Math.ceil(this.#count * 1.5) * 2));
+      this.#bounds = grown(this.#bounds, this.#count * 2 + 2);
     }
     this.#pool.set(rows, this.#used);
     this.#bounds[this.#count * 2] = this.#used;
@@ -311,8 +313,8 @@ const NO_REFS: readonly Ref[] = Object.freeze([]);
  * {@linkcode StackTable.forEachRef} look at the members without making any.
  */
 export class StackTable {
-  readonly #ids: IdList;
-  /** Per slot: where its stack starts in the pool, or -1 once it is gone. */
+  readonly #slots: IdSlots;
+  /** Per slot: where its stack starts in the pool. */
   #starts: Int32Array;
   /**
    * Each stack as [primary, members' count, members…, archived count, archived…], each member a
@@ -321,44 +323,31 @@ export class StackTable {
   #pool: Int32Array;
   #used = 0;
   readonly #strings: string[] = [];
-  #size = 0;
 
   /** @param capacity Room for this many stacks to start with. */
   constructor(capacity = 0) {
-    this.#ids = new IdList(capacity);
+    this.#slots = new IdSlots(capacity);
     this.#starts = new Int32Array(capacity);
     this.#pool = new Int32Array(capacity * 5);
   }
 
   /** How many stacks there are. */
   get size(): number {
-    return this.#size;
+    return this.#slots.size;
   }
 
   /** The stack of an id, or undefined. */
   get(id: string): CompactStack | undefined {
-    const slot = this.#slot(id);
+    const slot = this.#slots.slotOf(id);
     return slot < 0 ? undefined : this.#stack(slot);
   }
 
   /** Sets the stack of an id: in its place when it has one, else at the end. */
   set(id: string, stack: CompactStack): this {
-    let slot = this.#slot(id);
-    if (slot < 0) {
-      slot = this.#ids.add(id);
-      this.#size++;
-      if (slot === this.#starts.length) {
-        const bigger = new Int32Array(Math.max(16, Math.ceil(slot * 1.5))).fill(-1);
-        bigger.set(this.#starts);
-        this.#starts = bigger;
-      }
-    }
+    const slot = this.#slots.claim(id);
+    if (slot >= this.#starts.length) this.#starts = grown(this.#starts, slot + 1);
     const size = 3 + stack.members.length + stack.archived.length;
-    if (this.#used + size > this.#pool.length) {
-      const bigger = new Int32Array(Math.max(64, Math.ceil((this.#used + size) * 1.5)));
-      bigger.set(this.#pool.subarray(0, this.#used));
-      this.#pool = bigger;
-    }
+    if (this.#used + size > this.#pool.length) this.#pool = grown(this.#pool, this.#used + size);
     this.#starts[slot] = this.#used;
     const pool = this.#pool;
     pool[this.#used++] = this.#code(stack.primary);
@@ -371,17 +360,13 @@ export class StackTable {
 
   /** Deletes the stack of an id; whether there was one. */
   delete(id: string): boolean {
-    const slot = this.#slot(id);
-    if (slot < 0) return false;
-    this.#starts[slot] = -1;
-    this.#size--;
-    return true;
+    return this.#slots.release(id) >= 0;
   }
 
   /** The stacks, in order. */
   *values(): Generator<CompactStack> {
-    for (let slot = 0; slot < this.#ids.count; slot++) {
-      if (this.#starts[slot] >= 0) yield this.#stack(slot);
+    for (let slot = 0; slot < this.#slots.count; slot++) {
+      if (this.#slots.inUse(slot)) yield this.#stack(slot);
     }
   }
 
@@ -391,9 +376,9 @@ export class StackTable {
    */
   each(test: (ref: Ref) => boolean, visit: (stack: CompactStack) => void): void {
     const pool = this.#pool;
-    for (let slot = 0; slot < this.#ids.count; slot++) {
+    for (let slot = 0; slot < this.#slots.count; slot++) {
+      if (!this.#slots.inUse(slot)) continue;
       const start = this.#starts[slot];
-      if (start < 0) continue;
       let hit = test(this.#ref(pool[start]));
       const end = start + 2 + pool[start + 1];
       for (let at = start + 2; !hit && at < end; at++) hit = test(this.#ref(pool[at]));
@@ -404,17 +389,13 @@ export class StackTable {
   /** Calls `visit` with the primary and the listed members of every stack, in order. */
   forEachRef(visit: (ref: Ref) => void): void {
     const pool = this.#pool;
-    for (let slot = 0; slot < this.#ids.count; slot++) {
+    for (let slot = 0; slot < this.#slots.count; slot++) {
+      if (!this.#slots.inUse(slot)) continue;
       const start = this.#starts[slot];
-      if (start < 0) continue;
       const end = start + 2 + pool[start + 1];
       visit(this.#ref(pool[start]));
       for (let at = start + 2; at < end; at++) visit(this.#ref(pool[at]));
     }
-  }
-
-  #slot(id: string): number {
-    return this.#ids.find(id, (slot) => this.#starts[slot] >= 0);
   }
 
   #stack(slot: number): CompactStack {
@@ -429,7 +410,7 @@ export class StackTable {
       return refs;
     };
     const members = list();
-    return { id: this.#ids.id(slot), primary, members, archived: list() };
+    return { id: this.#slots.id(slot), primary, members, archived: list() };
   }
 
   #code(ref: Ref): number {
@@ -448,35 +429,28 @@ export class StackTable {
  * as 16 bytes and their numbers in typed arrays.
  */
 export class OtherTable {
-  readonly #ids: IdList;
+  readonly #slots: IdSlots;
   #updatedAt: Float64Array;
-  /** Per slot: the asset's scopes, or -1 once it is gone. */
   #scopes: Int32Array;
-  #size = 0;
 
   /** @param capacity Room for this many assets to start with. */
   constructor(capacity = 0) {
-    this.#ids = new IdList(capacity);
+    this.#slots = new IdSlots(capacity);
     this.#updatedAt = new Float64Array(capacity);
     this.#scopes = new Int32Array(capacity);
   }
 
   /** How many assets there are. */
   get size(): number {
-    return this.#size;
+    return this.#slots.size;
   }
 
   /** Sets an asset: in its place when it has one, else at the end. */
   set(id: string, other: OtherAsset): this {
-    let slot = this.#slot(id);
-    if (slot < 0) {
-      slot = this.#ids.add(id);
-      this.#size++;
-      if (slot === this.#scopes.length) {
-        const size = Math.max(16, Math.ceil(slot * 1.5));
-        this.#updatedAt = grown(this.#updatedAt, size);
-        this.#scopes = grown(this.#scopes, size);
-      }
+    const slot = this.#slots.claim(id);
+    if (slot >= this.#scopes.length) {
+      this.#updatedAt = grown(this.#updatedAt, slot + 1);
+      this.#scopes = grown(this.#scopes, slot + 1);
     }
     this.#updatedAt[slot] = other.updatedAt;
     this.#scopes[slot] = other.scopes;
@@ -485,31 +459,25 @@ export class OtherTable {
 
   /** Deletes an asset; whether there was one. */
   delete(id: string): boolean {
-    const slot = this.#slot(id);
-    if (slot < 0) return false;
-    this.#scopes[slot] = -1;
-    this.#size--;
-    return true;
+    return this.#slots.release(id) >= 0;
   }
 
   /** The assets with their ids, in order. */
   *[Symbol.iterator](): Generator<[string, OtherAsset]> {
-    for (let slot = 0; slot < this.#ids.count; slot++) {
-      const scopes = this.#scopes[slot];
-      if (scopes >= 0) yield [this.#ids.id(slot), { updatedAt: this.#updatedAt[slot], scopes }];
-    }
+    for (const slot of this.#inUse()) yield [this.#slots.id(slot), this.#asset(slot)];
   }
 
   /** The assets, in order, without their ids. */
   *values(): Generator<OtherAsset> {
-    for (let slot = 0; slot < this.#ids.count; slot++) {
-      const scopes = this.#scopes[slot];
-      if (scopes >= 0) yield { updatedAt: this.#updatedAt[slot], scopes };
-    }
+    for (const slot of this.#inUse()) yield this.#asset(slot);
   }
 
-  #slot(id: string): number {
-    return this.#ids.find(id, (slot) => this.#scopes[slot] >= 0);
+  *#inUse(): Generator<number> {
+    for (let slot = 0; slot < this.#slots.count; slot++) if (this.#slots.inUse(slot)) yield slot;
+  }
+
+  #asset(slot: number): OtherAsset {
+    return { updatedAt: this.#updatedAt[slot], scopes: this.#scopes[slot] };
   }
 }
 
