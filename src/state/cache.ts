@@ -1068,6 +1068,8 @@ export interface StoredPlan {
 }
 
 const PLAN_SECTIONS = ["#plan", "#needs-replace", "#in-sync", "#end"] as const;
+/** The most entries on a line of the plan file. */
+const PLAN_LINE = 100;
 const PLAN: Sectioned<typeof PLAN_SECTIONS[number]> = {
   magic: `${CACHE_FORMAT}-plan ${CACHE_VERSION}`,
   sections: PLAN_SECTIONS,
@@ -1076,9 +1078,11 @@ const PLAN: Sectioned<typeof PLAN_SECTIONS[number]> = {
 
 /**
  * Writes the plan file of a generation, in pieces of about 64 KB: `#plan` then one JSON line of
- * the skipped counts and volatile stacks, `#needs-replace` then one JSON line per entry,
- * `#in-sync` then one JSON array per entry (stack id, group key, smallest asset id, and the
- * place's key only where it is not the group key), `#end`.
+ * the skipped counts and volatile stacks, `#needs-replace` then the entries, `#in-sync` then the
+ * entries as arrays (stack id, group key, smallest asset id, and the place's key only where it
+ * is not the group key), `#end`. Each line of entries is a JSON array of up to
+ * {@linkcode PLAN_LINE} of them: one `JSON.parse` per entry made reading the file three times
+ * slower.
  *
  * @param files The cache.
  * @param generation The generation.
@@ -1100,20 +1104,23 @@ export async function writeStoredPlan(
       writeAll(file, chunk);
       chunk = "";
     };
+    const lines = <T>(entries: readonly T[], form: (entry: T) => unknown) => {
+      for (let at = 0; at < entries.length; at += PLAN_LINE) {
+        put(JSON.stringify(entries.slice(at, at + PLAN_LINE).map(form)));
+      }
+    };
     const { inSync, needsReplace, volatile } = plan.entries;
     put(PLAN.magic);
     put("#plan");
     put(JSON.stringify({ skippedAssets: plan.skippedAssets, volatile }));
     put("#needs-replace");
-    for (const entry of needsReplace) put(JSON.stringify(entry));
+    lines(needsReplace, (entry) => entry);
     put("#in-sync");
-    for (const { stackId, groupKey, key, first } of inSync) {
-      put(
-        JSON.stringify(
-          key === groupKey ? [stackId, groupKey, first] : [stackId, groupKey, first, key],
-        ),
-      );
-    }
+    lines(
+      inSync,
+      ({ stackId, groupKey, key, first }) =>
+        key === groupKey ? [stackId, groupKey, first] : [stackId, groupKey, first, key],
+    );
     put("#end");
     writeAll(file, chunk);
   } finally {
@@ -1123,8 +1130,9 @@ export async function writeStoredPlan(
 }
 
 /**
- * Reads the plan file of a generation, line by line: 50 000 in-sync entries never make one
- * string of megabytes, and an entry's place shares its group key's string.
+ * Reads the plan file of a generation, a line of up to {@linkcode PLAN_LINE} entries at a time:
+ * 50 000 in-sync entries never make one string of megabytes, and an entry's place shares its
+ * group key's string.
  *
  * @param files The cache.
  * @param generation The generation.
@@ -1146,11 +1154,13 @@ export async function readStoredPlan(
         head = JSON.parse(decoder.decode(bytes));
         return;
       case "#needs-replace":
-        needsReplace.push(JSON.parse(decoder.decode(bytes)));
+        needsReplace.push(...JSON.parse(decoder.decode(bytes)));
         return;
       case "#in-sync": {
-        const [stackId, groupKey, first, key]: string[] = JSON.parse(decoder.decode(bytes));
-        inSync.push({ stackId, groupKey, key: key ?? groupKey, first });
+        const entries: string[][] = JSON.parse(decoder.decode(bytes));
+        for (const [stackId, groupKey, first, key] of entries) {
+          inSync.push({ stackId, groupKey, key: key ?? groupKey, first });
+        }
         return;
       }
     }
