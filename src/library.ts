@@ -33,7 +33,10 @@ import {
   expandStack,
   findRows,
   flagsOf,
+  idOf,
   type Library,
+  liveRows,
+  matchRows,
   MAX_SCOPES,
   mergeChanges,
   type OtherAsset,
@@ -43,6 +46,7 @@ import {
   REMOVED,
   rowsInBuckets,
   scopeCounts,
+  setBuckets,
   skippedCounts,
   TRASHED,
 } from "./incremental/library.ts";
@@ -69,6 +73,7 @@ import {
   readStoredPlan,
   rewriteBody,
   stackRecords,
+  type StoredPlan,
   writeCacheHeader,
   writeStoredPlan,
 } from "./state/cache.ts";
@@ -663,7 +668,12 @@ async function incrementalRead(
   const watermark = reading.startedAt ?? newest;
   const nextSince = watermark - OVERLAP_MS;
   const sinceText = new Date(header.watermark).toISOString();
-  const stored = await readStoredPlan(files, header.generation);
+  let stored: StoredPlan | undefined;
+  try {
+    stored = await readStoredPlan(files, header.generation);
+  } catch (error) {
+    return unreadable(error);
+  }
   if (stored === undefined) return "the cache holds no plan";
 
   // A pass that planned no change, and nothing changed since: its plan holds.
@@ -710,7 +720,7 @@ async function incrementalRead(
   try {
     read = await readCache(files, header);
   } catch (error) {
-    return `the cache cannot be read: ${error instanceof Error ? error.message : error}`;
+    return unreadable(error);
   }
   // Reading the cache leaves tens of megabytes of garbage behind. The scans below keep only the
   // region's rows and leave what young-generation collections take: a full one would cost more.
@@ -741,7 +751,7 @@ async function incrementalRead(
   }).buckets!;
   const wanted = new Set(merged.previousBuckets);
   for (const [i, [row]] of fresh.entries()) {
-    library.buckets[row] = freshBuckets[i];
+    setBuckets(library, row, freshBuckets[i]);
     for (const hash of bucketList(freshBuckets[i])) wanted.add(hash);
   }
   const regroupRows = rowsInBuckets(library, wanted);
@@ -768,9 +778,9 @@ async function incrementalRead(
   const regrouped = groupAssets(regrouping.map((row) => assetOf(row)!), reading.criteria, {
     buckets: true,
   });
-  const rowOfId = new Map(regrouping.map((row) => [library.ids[row], row]));
+  const rowOfId = new Map(regrouping.map((row) => [idOf(library, row), row]));
   for (const [i, row] of regrouping.entries()) {
-    library.buckets[row] = regrouped.buckets![i];
+    setBuckets(library, row, regrouped.buckets![i]);
     library.skips.delete(row);
   }
   for (const skip of regrouped.skipped) library.skips.set(rowOfId.get(skip.asset.id)!, skip.reason);
@@ -779,10 +789,10 @@ async function incrementalRead(
   const droppedGroups = new Set<number>();
   const kept: Group[] = [];
   for (const index of region.groups) {
-    const rows = library.groups[index]!;
+    const rows = library.groups.rows(index)!;
     if (rows.some((row) => regroupRows.has(row) || library.flags[row] === REMOVED)) {
       droppedGroups.add(index);
-      library.groups[index] = undefined;
+      library.groups.drop(index);
       continue;
     }
     kept.push({ key: read2.keys.get(index)!, assets: rows.map((row) => assetOf(row)!) });
@@ -816,7 +826,7 @@ async function incrementalRead(
     kept: stored.entries,
     dirty: {
       stacks: region.stacks,
-      assets: new Set([...region.rows].map((row) => library.ids[row])),
+      assets: new Set([...region.rows].map((row) => idOf(library, row))),
     },
     otherStacks: () =>
       [...library.stacks.values()].filter((stack) => !region.stacks.has(stack.id)).map(
@@ -825,7 +835,7 @@ async function incrementalRead(
           return { id: stack.id, primaryAssetId, assetIds: [primaryAssetId] };
         },
       ),
-    groups: library.groups.filter((rows) => rows !== undefined).length + promoted.length,
+    groups: library.groups.live + promoted.length,
     records: (marks) => stackRecords(files, generation, library, marks),
   };
   const base = {
@@ -848,7 +858,7 @@ async function incrementalRead(
     droppedGroups,
     newGroups,
   });
-  for (const group of newGroups) library.groups.push(group.rows);
+  for (const group of newGroups) library.groups.add(group.rows);
   const cache = new CacheRecorder(reading, {
     generation,
     watermark,
@@ -857,13 +867,18 @@ async function incrementalRead(
     counts: scopeCounts(library, scopes.length),
     recent: { ...recentDigest(library, nextSince), since: nextSince },
     sizes: {
-      assets: library.flags.filter((flags) => flags !== REMOVED).length,
+      assets: liveRows(library),
       stacks: library.stacks.size,
       groups: rest.groups,
     },
     skippedAssets,
   });
   return { ...base, cache };
+}
+
+/** Why a pass is full when a file of the cache cannot be read. */
+function unreadable(error: unknown): string {
+  return `the cache cannot be read: ${error instanceof Error ? error.message : error}`;
 }
 
 /**
@@ -884,12 +899,11 @@ async function refreshStacks(
   if (changed.length === 0) return touched;
   const { client } = reading;
   const ids = new Set(changed.map((change) => change.id));
-  const idOf = (ref: Ref) => typeof ref === "number" ? library.ids[ref] : ref;
-  for (const stack of library.stacks.values()) {
-    if ([stack.primary, ...stack.members].some((ref) => ids.has(idOf(ref)))) {
-      touched.add(stack.id);
-    }
-  }
+  // Their rows, those the pass found gone included: a stack still names them.
+  const changedRows = new Set<number>();
+  matchRows(library, ids, { removed: true }, (_, row) => changedRows.add(row));
+  const changedRef = (ref: Ref) => typeof ref === "number" ? changedRows.has(ref) : ids.has(ref);
+  library.stacks.each(changedRef, (stack) => touched.add(stack.id));
   const unstacked = await client.unstackedSince(since);
   const found = new Map<string, Stack>();
   for (const change of changed) {

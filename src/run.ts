@@ -411,14 +411,16 @@ async function prepare(
   // Members the pass did not fetch are named by id; a few lookups give their file names.
   const unnamed = unnamedAssets(plan).slice(0, MAX_NAME_LOOKUPS);
   if (unnamed.length > 0) plan = withFileNames(plan, await client.fileNames(unnamed));
-  // An incremental pass planned its dirty region: the rest of the plan is the last one's.
-  const byId = new Map(planned.map((stack) => [stack.id, stack]));
-  const placed = placeEntries(plan, groups, byId, volatile);
+  // An incremental pass planned its dirty region: the rest of the plan is the last one's. The
+  // entries' places serve only the merge and the cache: a dry full pass makes none.
   const { rest } = input;
-  const whole = rest === undefined
-    ? { plan, entries: placed }
-    : mergeEntries(plan, placed, rest.kept, rest.dirty);
-  input.cache?.planned(whole.entries);
+  const entries = rest !== undefined || input.cache !== undefined
+    ? placeEntries(plan, groups, planned, volatile)
+    : undefined;
+  const whole = rest === undefined || entries === undefined
+    ? { plan, entries }
+    : mergeEntries(plan, entries, rest.kept, rest.dirty);
+  if (whole.entries !== undefined) input.cache?.planned(whole.entries);
   const groupCount = rest?.groups ?? groups.length;
 
   if (groupCount === 0) {

@@ -3,11 +3,16 @@
  * killed with SIGKILL while it writes, a pass whose write failed, and a changed CRITERIA each make
  * the next pass full and say why, as do more changes than INCREMENTAL_MAX_CHANGES; a clean pass
  * makes the next one incremental; and cron mode
- * passes incrementally after its first pass, stacking what was uploaded in between.
+ * passes incrementally after its first pass, stacking what was uploaded in between. The journal
+ * of an incremental pass, whose stacks come from the cache, is checked against a full pass's on
+ * a twin server, through `main()` in process.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { readJournal, type RecordedStack } from "../src/state/journal.ts";
 import { type CliResult, runCli, spawnCli } from "./_cli.ts";
 import { type ImmichServer, startImmichServer } from "./immich_server.ts";
+import { addRandomLibrary, runMain } from "./_undo_library.ts";
 
 /** A JSON log line. */
 type Line = Record<string, unknown> & { readonly msg: string };
@@ -178,4 +183,82 @@ Deno.test("main.ts in cron mode passes fully first, then incrementally, and stac
     "incremental",
   ]);
   assert.deepEqual(stacks, [5, 6, 7]);
+});
+
+/** The stacks the journal of the last run of a state folder saved before its first write. */
+async function journaledStacks(stateDir: string): Promise<RecordedStack[]> {
+  const runs = join(stateDir, "runs");
+  const [run] = (await Array.fromAsync(Deno.readDir(runs))).map((e) => e.name).sort().reverse();
+  const [file] = (await Array.fromAsync(Deno.readDir(join(runs, run))))
+    .map((e) => e.name).filter((name) => name.endsWith(".jsonl.gz"));
+  const { stacks, stacksComplete } = await readJournal(join(runs, run, file));
+  assert.ok(stacksComplete);
+  return [...stacks].sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+Deno.test("main() journals the stacks an incremental pass read from the cache as a full pass journals them", async () => {
+  for (const seed of [1, 2, 3]) {
+    // Twin servers: the same ids from the same seed, the same library, the same changes.
+    const twins = await Promise.all([1, 2].map(() => startImmichServer({ seed })));
+    await using _servers = {
+      [Symbol.asyncDispose]: async () => {
+        for (const server of twins) await server.close();
+      },
+    };
+    await using incrementalState = await tempState();
+    await using fullState = await tempState();
+    const passes: string[] = [];
+    const journals: RecordedStack[][] = [];
+    for (const [i, server] of twins.entries()) {
+      const library = addRandomLibrary(server, 700 + seed);
+      const stateDir = i === 0 ? incrementalState.path : fullState.path;
+      const env = { API_URL: server.url, API_KEY: library.key };
+      assert.equal((await runMain([], env, stateDir)).code, 0);
+      server.advanceClock(3_600_000);
+      addPairs(server, library.userId, 100, 3);
+      const result = await runMain(i === 0 ? [] : ["--full"], env, stateDir);
+      assert.equal(result.code, 0, result.stdout + result.stderr);
+      passes.push(String(result.lines.find((line) => line.pass !== undefined)?.pass));
+      journals.push(await journaledStacks(stateDir));
+    }
+    assert.deepEqual(passes, ["incremental", "full"]);
+    assert.ok(journals[1].length > 0);
+    assert.ok(journals[1].some((stack) => stack.assets.some((a) => a.originalFileName)));
+    assert.deepEqual(journals[0], journals[1], `seed ${seed}`);
+  }
+});
+
+Deno.test("main() runs a full pass when the cache's plan file is damaged or the cache is of another format version", async () => {
+  await using server = await startImmichServer();
+  await using state = await tempState();
+  const user = server.addUser({ name: "Ada" });
+  const env = { API_URL: server.url, API_KEY: server.addKey(user.id) };
+  addPairs(server, user.id, 0, 4);
+  const why = async () => {
+    server.advanceClock(3_600_000);
+    const result = await runMain([], env, state.path);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    const line = result.lines.find((line) => line.pass !== undefined)!;
+    return line.pass === "full" ? `full: ${line.why}` : String(line.pass);
+  };
+  const cacheFile = async (suffix: string) => {
+    const dir = join(state.path, "cache");
+    const names = (await Array.fromAsync(Deno.readDir(dir))).map((entry) => entry.name);
+    return join(dir, names.find((name) => name.endsWith(suffix))!);
+  };
+  assert.equal(await why(), "full: no cache yet for this server, user and settings");
+  assert.equal(await why(), "incremental");
+  const plan = await cacheFile(".plan");
+  const text = await Deno.readTextFile(plan);
+  await Deno.writeTextFile(plan, text.slice(0, text.indexOf("#in-sync")));
+  assert.match(
+    await why(),
+    /^full: the cache cannot be read: Cannot read the cache .* ends early$/,
+  );
+  assert.equal(await why(), "incremental");
+  const header = await cacheFile(".json");
+  const json = JSON.parse(await Deno.readTextFile(header));
+  await Deno.writeTextFile(header, JSON.stringify({ ...json, version: 1 }));
+  assert.match(await why(), /^full: .* has format version 1, this stacksync uses 2$/);
+  assert.equal(await why(), "incremental");
 });

@@ -358,17 +358,49 @@ Deno.test("writeStoredPlan() writes a plan of many entries that readStoredPlan()
     const files = cacheFilesOf(dir, "http://immich/api", "u1", { CRITERIA: "[]" });
     const inSync = Array.from({ length: 5000 }, (_, i) => ({
       stackId: `s${i}`,
-      groupKey: `IMG_${i}|"quoted"\t\\`,
-      key: `IMG_${i}|"quoted"\t\\`,
-      first: `a${i}`,
+      groupKey: `IMG_${i}|"quoted"\t\\\n#`,
+      key: `IMG_${i}|"quoted"\t\\\n#`,
+      first: i === 7 ? "" : `a${i}`,
     }));
+    // A place whose key is not the group key is kept as it is.
+    inSync[3] = { ...inSync[3], key: "other" };
+    const needsReplace = [{
+      stackIds: ["s9", "s10"],
+      assetIds: ["a1", "a2"],
+      reason: "member-in-trash" as const,
+      context: { groupKey: "IMG_9\t", assets: [{ id: "a1", originalFileName: "IMG_9.jpg" }] },
+      key: "IMG_9\t",
+      first: "a1",
+    }];
     const plan = {
-      entries: { inSync, needsReplace: [], volatile: ["s1", "s2"] },
+      entries: { inSync, needsReplace, volatile: ["s1", "s2"] },
       skippedAssets: { "invalid-time": 2 },
     };
     await writeStoredPlan(files, "g1", plan);
     assert.deepEqual(await readStoredPlan(files, "g1"), plan);
     assert.equal(await readStoredPlan(files, "g2"), undefined);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("readStoredPlan() refuses a plan file cut short or of the JSON form of cache version 1", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const files = cacheFilesOf(dir, "http://immich/api", "u1", { CRITERIA: "[]" });
+    const entries = {
+      inSync: [{ stackId: "s1", groupKey: "k", key: "k", first: "a1" }],
+      needsReplace: [],
+      volatile: [],
+    };
+    await writeStoredPlan(files, "g1", { entries, skippedAssets: {} });
+    const [name] = [...Deno.readDirSync(files.dir)].map((entry) => entry.name);
+    const path = join(files.dir, name);
+    const text = await Deno.readTextFile(path);
+    await Deno.writeTextFile(path, text.slice(0, text.indexOf("#end")));
+    await assert.rejects(() => readStoredPlan(files, "g1"), SyntaxError);
+    await Deno.writeTextFile(path, JSON.stringify({ skippedAssets: {}, entries }));
+    await assert.rejects(() => readStoredPlan(files, "g1"), SyntaxError);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

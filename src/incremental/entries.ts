@@ -43,40 +43,47 @@ export function smallestId(group: Group): string {
  *
  * @param plan The plan.
  * @param groups The groups it was planned from.
- * @param stacks The stacks it was planned from, by id (to tell apart groups of one key).
+ * @param stacks The stacks it was planned from (to tell apart groups of one key).
  * @param volatile The stacks whose plan used the search of the trash and of hidden assets.
  * @returns The entries.
  */
 export function placeEntries(
   plan: Pick<Plan, "inSync" | "needsReplace">,
   groups: readonly Group[],
-  stacks: ReadonlyMap<string, Stack>,
+  stacks: readonly Stack[],
   volatile: Iterable<string>,
 ): PlanEntries {
-  const byKey = new Map<string, Group[]>();
+  // A group by its key; a list only for a key several groups share (50 000 groups, few such).
+  const byKey = new Map<string, Group | Group[]>();
   for (const group of groups) {
     const same = byKey.get(group.key);
-    if (same === undefined) byKey.set(group.key, [group]);
-    else same.push(group);
+    if (same === undefined) byKey.set(group.key, group);
+    else if (Array.isArray(same)) same.push(group);
+    else byKey.set(group.key, [same, group]);
   }
-  const place = (key: string, assetIds: readonly string[]): Placed => {
-    const candidates = byKey.get(key) ?? [];
-    const group = candidates.length <= 1
-      ? candidates[0]
-      : candidates.find((candidate) =>
-        candidate.assets.some((asset) => assetIds.includes(asset.id))
-      );
-    return { key, first: group === undefined ? "" : smallestId(group) };
+  let byId: Map<string, Stack> | undefined;
+  const firstOf = (key: string, assetIds: () => readonly string[]): string => {
+    const candidates = byKey.get(key);
+    const group = !Array.isArray(candidates) ? candidates : candidates.find((candidate) => {
+      const ids = assetIds();
+      return candidate.assets.some((asset) => ids.includes(asset.id));
+    });
+    return group === undefined ? "" : smallestId(group);
+  };
+  const membersOf = (stackId: string) => {
+    byId ??= new Map(stacks.map((stack) => [stack.id, stack]));
+    return byId.get(stackId)?.assetIds ?? [];
   };
   return {
     inSync: plan.inSync.map((entry) => ({
       ...entry,
-      ...place(entry.groupKey, stacks.get(entry.stackId)?.assetIds ?? []),
+      key: entry.groupKey,
+      first: firstOf(entry.groupKey, () => membersOf(entry.stackId)),
     })),
-    needsReplace: plan.needsReplace.map((entry) => ({
-      ...entry,
-      ...place(entry.context.groupKey ?? "", entry.assetIds),
-    })),
+    needsReplace: plan.needsReplace.map((entry) => {
+      const key = entry.context.groupKey ?? "";
+      return { ...entry, key, first: firstOf(key, () => entry.assetIds) };
+    }),
     volatile: [...volatile],
   };
 }

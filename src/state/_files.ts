@@ -4,8 +4,6 @@
  *
  * @module
  */
-import { createReadStream } from "node:fs";
-import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import { writeAll } from "../log.ts";
 
@@ -33,25 +31,55 @@ const GZIP_LEVEL = 2;
 
 /**
  * Compresses `source` into `target` with gzip: through a temporary file that is flushed to disk
- * and renamed, so `target` exists only complete; `source` stays.
+ * and renamed, so `target` exists only complete; `source` stays. The source is read into one
+ * buffer that is used again once gzip has taken each piece: a read stream's new buffer per
+ * piece left a journal's size of garbage (18 MB at 50 000 stacks) outside the heap, which V8
+ * frees only at its next collection.
  */
 export async function gzipFile(source: string, target: string): Promise<void> {
   const temporary = `${target}.tmp`;
-  const output = await Deno.open(temporary, { write: true, create: true, truncate: true });
+  const input = await Deno.open(source, { read: true });
   try {
-    await pipeline(
-      createReadStream(source),
-      createGzip({ level: GZIP_LEVEL }),
-      async function (compressed: AsyncIterable<Uint8Array>) {
-        for await (const chunk of compressed) writeAll(output, chunk);
-      },
-    );
-    await output.syncData();
+    const output = await Deno.open(temporary, { write: true, create: true, truncate: true });
+    try {
+      const gzip = createGzip({ level: GZIP_LEVEL });
+      // The first failure wins: a failed write to the disk destroys gzip, failing the next piece.
+      let failure: unknown;
+      const written = (async () => {
+        try {
+          for await (const chunk of gzip as AsyncIterable<Uint8Array>) writeAll(output, chunk);
+        } catch (error) {
+          failure ??= error;
+          gzip.destroy();
+        }
+      })();
+      try {
+        const buffer = new Uint8Array(READ_SIZE);
+        for (let read = await input.read(buffer); read !== null; read = await input.read(buffer)) {
+          const piece = buffer.subarray(0, read);
+          await new Promise<void>((resolve, reject) =>
+            gzip.write(piece, (error) => error ? reject(error) : resolve())
+          );
+        }
+        gzip.end();
+      } catch (error) {
+        failure ??= error;
+        gzip.destroy();
+      }
+      await written;
+      if (failure !== undefined) throw failure;
+      await output.syncData();
+    } finally {
+      output.close();
+    }
   } finally {
-    output.close();
+    input.close();
   }
   await Deno.rename(temporary, target);
 }
+
+/** The piece of a file {@linkcode gzipFile} reads at a time. */
+const READ_SIZE = 1 << 16;
 
 /**
  * The lines of a text file, gzip-compressed when its name ends in `.gz`, read as a stream. The

@@ -6,7 +6,7 @@
  * cache/<key>.json               the header: what the cache is, the last pass, its files
  * cache/<key>.<gen>.body         the library as the pass planned from it (text, one line each)
  * cache/<key>.<gen>.delta        the pass's writes, as the server answered them (JSON lines)
- * cache/<key>.<gen>.plan.json    the plan of a pass that changed nothing, reused unchanged
+ * cache/<key>.<gen>.plan         the plan's entries that are no action, kept by the next pass
  * ```
  *
  * `<key>` is `<server hash>-<user id>-<settings hash>`. A pass writes the body before its first
@@ -22,24 +22,27 @@
  */
 import { join } from "node:path";
 import { z } from "zod";
-import type { Asset, SkipReason, Stack } from "../model.ts";
+import type { Asset, InSyncStack, NeedsReplace, SkipReason, Stack } from "../model.ts";
 import {
-  bucketList,
+  addRow,
+  addRowFromBytes,
+  bucketsOf,
   type CacheWrite,
-  compactBuckets,
   type CompactStack,
   type Digest,
   DigestBuilder,
   emptyLibrary,
   expandStack,
+  idOf,
   type Library,
   type OtherAsset,
   type Ref,
   REMOVED,
   type RowData,
+  setBuckets,
 } from "../incremental/library.ts";
-import { compare } from "../grouping/group.ts";
-import type { PlanEntries } from "../incremental/entries.ts";
+import { type BucketHashes, compare } from "../grouping/group.ts";
+import type { Placed, PlanEntries } from "../incremental/entries.ts";
 import { writeAll } from "../log.ts";
 import { exists, readLines } from "./_files.ts";
 import { type RecordedStack, recordStack } from "./journal.ts";
@@ -47,7 +50,7 @@ import { type RecordedStack, recordStack } from "./journal.ts";
 /** The format name of cache headers. */
 export const CACHE_FORMAT = "stacksync-cache";
 /** The cache version this stacksync writes and reads; another one is rebuilt by a full pass. */
-export const CACHE_VERSION = 1;
+export const CACHE_VERSION = 2;
 
 const BODY_MAGIC = `${CACHE_FORMAT}-body ${CACHE_VERSION}`;
 /** How many caches of other settings to keep per server and user (switching back is cheap). */
@@ -154,7 +157,7 @@ function headerPath(files: CacheFiles, key = files.key): string {
   return join(files.dir, `${key}.json`);
 }
 
-function filePath(files: CacheFiles, generation: string, kind: "body" | "delta" | "plan.json") {
+function filePath(files: CacheFiles, generation: string, kind: "body" | "delta" | "plan") {
   return join(files.dir, `${files.key}.${generation}.${kind}`);
 }
 
@@ -281,6 +284,16 @@ export function newGeneration(): string {
 const SECTIONS = ["#assets", "#others", "#stacks", "#groups", "#seen", "#end"] as const;
 /** The sections of a body, in order. */
 export type Section = typeof SECTIONS[number];
+
+/** A text file of the cache: its first line, then sections of lines, the last one `#end`. */
+interface Sectioned<S extends string> {
+  readonly magic: string;
+  readonly sections: readonly S[];
+  /** What the file is, for errors. */
+  readonly kind: string;
+}
+
+const BODY: Sectioned<Section> = { magic: BODY_MAGIC, sections: SECTIONS, kind: "body" };
 /** The line of a row whose asset left the searches (its number stays taken). */
 const REMOVED_LINE = "-";
 
@@ -490,13 +503,22 @@ const decoder = new TextDecoder();
  *
  * @throws {SyntaxError} When the file is not a body, or ends before `#end`.
  */
-async function scanBody(
+function scanBody(
   path: string,
   line: (section: Section, index: number, bytes: Uint8Array) => void,
 ): Promise<void> {
+  return scanSections(path, BODY, line);
+}
+
+/** {@linkcode scanBody} for any file of sections. */
+async function scanSections<S extends string>(
+  path: string,
+  format: Sectioned<S>,
+  line: (section: S, index: number, bytes: Uint8Array) => void,
+): Promise<void> {
   const file = await Deno.open(path, { read: true });
   try {
-    const lines = bodyLines(path, line);
+    const lines = sectionLines(path, format, line);
     for (let read: number | null = 0; read !== null; read = await file.read(lines.space())) {
       lines.filled(read);
     }
@@ -513,7 +535,7 @@ function scanBodySync(
 ): void {
   const file = Deno.openSync(path, { read: true });
   try {
-    const lines = bodyLines(path, line);
+    const lines = sectionLines(path, BODY, line);
     for (let read: number | null = 0; read !== null; read = file.readSync(lines.space())) {
       lines.filled(read);
     }
@@ -527,15 +549,16 @@ function scanBodySync(
  * Splits chunks into lines and tracks sections; shared by both scans, which read into
  * `space()` and pass the count to `filled()`.
  */
-function bodyLines(
+function sectionLines<S extends string>(
   path: string,
-  line: (section: Section, index: number, bytes: Uint8Array) => void,
+  format: Sectioned<S>,
+  line: (section: S, index: number, bytes: Uint8Array) => void,
 ) {
   const broken = (what: string) => new SyntaxError(`Cannot read the cache ${path}: ${what}`);
   let buffer = new Uint8Array(1 << 20);
   let kept = 0;
   let first = true;
-  let section: Section | undefined;
+  let section: S | undefined;
   let index = 0;
   let ended = false;
   /** Handles the complete lines of `buffer[0, length)`, moves the rest to the front. */
@@ -549,11 +572,13 @@ function bodyLines(
       start = at + 1;
       if (ended) continue;
       if (first) {
-        if (decoder.decode(bytes) !== BODY_MAGIC) throw broken("it is not a cache body");
+        if (decoder.decode(bytes) !== format.magic) {
+          throw broken(`it is not a cache ${format.kind}`);
+        }
         first = false;
       } else if (bytes[0] === 0x23 /* # */ && bytes.indexOf(TAB) < 0) {
-        const name = decoder.decode(bytes) as Section;
-        if (!SECTIONS.includes(name)) throw broken(`unknown section ${name}`);
+        const name = decoder.decode(bytes) as S;
+        if (!format.sections.includes(name)) throw broken(`unknown section ${name}`);
         section = name;
         index = 0;
         ended = name === "#end";
@@ -627,19 +652,22 @@ function rowsOf(text: string): number[] {
 }
 
 /** A field of base-36 bucket hashes separated by commas, read from its bytes. */
-function hashesAt(bytes: Uint8Array, bounds: number[], field: number): number | readonly number[] {
+function hashesAt(bytes: Uint8Array, bounds: number[], field: number): BucketHashes {
   const end = field + 1 < bounds.length ? bounds[field + 1] - 1 : bytes.length;
-  const hashes: number[] = [];
+  // One hash, the common case, is a number without a list.
+  let hashes: number[] | undefined;
   let value = 0;
   for (let at = bounds[field]; at < end; at++) {
     const c = bytes[at];
     if (c === 0x2c /* , */) {
-      hashes.push(value);
+      (hashes ??= []).push(value);
       value = 0;
     } else value = value * 36 + (c <= 0x39 ? c - 0x30 : c - 0x57);
   }
-  if (end > bounds[field]) hashes.push(value);
-  return compactBuckets(hashes);
+  if (end === bounds[field]) return hashes ?? [];
+  if (hashes === undefined) return value;
+  hashes.push(value);
+  return hashes;
 }
 
 /** What a cache holds: its compact library, and the writes of the pass that left it. */
@@ -658,23 +686,33 @@ export interface CacheRead {
  * @throws {SyntaxError} When a file is damaged; the caller then runs a full pass.
  */
 export async function readCache(files: CacheFiles, header: CacheHeader): Promise<CacheRead> {
-  const library = emptyLibrary();
+  // Room for the rows the header counts and some removed or new ones: the columns are not
+  // grown, copied and left as garbage while the cache is read.
+  const { assets, stacks, groups } = header.sizes;
+  const library = emptyLibrary({
+    rows: assets + (assets >> 4) + 1024,
+    stacks: stacks + 1024,
+    groups: groups + 1024,
+    others: 1024,
+  });
   const path = filePath(files, header.generation, "body");
   await scanBody(path, (section, index, bytes) => {
     switch (section) {
       case "#assets": {
         if (bytes.length === 1 && bytes[0] === 0x2d /* - */) {
-          library.ids.push("");
-          library.updatedAt.push(-1);
-          library.flags.push(REMOVED);
-          library.buckets.push([]);
+          addRow(library, "", -1, REMOVED);
           return;
         }
         const bounds = fieldsOf(bytes, 7);
-        library.ids.push(textAt(bytes, bounds, 0));
-        library.updatedAt.push(numberAt(bytes, bounds, 3));
-        library.flags.push(numberAt(bytes, bounds, 4));
-        library.buckets.push(hashesAt(bytes, bounds, 5));
+        const row = addRowFromBytes(
+          library,
+          bytes,
+          0,
+          bounds.length > 1 ? bounds[1] - 1 : bytes.length,
+          numberAt(bytes, bounds, 3),
+          numberAt(bytes, bounds, 4),
+        );
+        setBuckets(library, row, hashesAt(bytes, bounds, 5));
         if (bounds.length === 7 && bounds[6] < bytes.length) {
           const extra: Extra = JSON.parse(unescapeText(textAt(bytes, bounds, 6)));
           if (extra.skip !== undefined) library.skips.set(index, extra.skip);
@@ -703,7 +741,7 @@ export async function readCache(files: CacheFiles, header: CacheHeader): Promise
       }
       case "#groups": {
         const bounds = fieldsOf(bytes, 2);
-        library.groups.push(rowsOf(textAt(bytes, bounds, 1)));
+        library.groups.add(rowsOf(textAt(bytes, bounds, 1)));
         return;
       }
       case "#seen": {
@@ -814,13 +852,13 @@ export async function rewriteBody(
     };
     let rows = 0;
     const removedId = (row: number) =>
-      library.flags[row] === REMOVED ? library.ids[row] : undefined;
+      library.flags[row] === REMOVED ? idOf(library, row) : undefined;
     // The rows, then others and stacks from the library, then the groups kept and new ones.
     let middle = false;
     const writeMiddle = () => {
       if (middle) return;
       middle = true;
-      for (let row = rows; row < library.ids.length; row++) {
+      for (let row = rows; row < library.rows; row++) {
         if (library.flags[row] === REMOVED) body.row(REMOVED_ROW);
         else full(row);
       }
@@ -861,18 +899,20 @@ const REMOVED_ROW: RowData = { id: "", updatedAt: -1, flags: REMOVED, buckets: [
 function rowData(library: Library, row: number, content: RowContent): RowData {
   const skip = library.skips.get(row);
   return {
-    id: library.ids[row],
+    id: idOf(library, row),
     ...content,
     updatedAt: library.updatedAt[row],
     flags: library.flags[row],
-    buckets: bucketList(library.buckets[row]),
+    buckets: bucketsOf(library, row),
     ...(skip === undefined ? {} : { skip }),
   };
 }
 
 /**
  * The stacks of a generation's body with their members' file names, as a journal records them:
- * read synchronously when the journal opens, the body's rows once for the names.
+ * read synchronously when the journal opens, the body's rows once for the names. The names of
+ * 100 000 members wait in one buffer of their bytes, not as strings: each becomes a string only
+ * for its stack's record.
  *
  * @param files The cache.
  * @param generation The generation.
@@ -886,27 +926,41 @@ export function* stackRecords(
   library: Library,
   marks: { readonly trashed: ReadonlySet<string>; readonly unlisted: ReadonlySet<string> },
 ): Generator<RecordedStack> {
-  const wanted = new Set<number>();
-  for (const stack of library.stacks.values()) {
-    for (const ref of [stack.primary, ...stack.members]) {
-      if (typeof ref === "number") wanted.add(ref);
-    }
-  }
-  const names: string[] = [];
-  scanBodySync(filePath(files, generation, "body"), (section, index, bytes) => {
-    if (section !== "#assets" || !wanted.has(index) || bytes.length <= 1) return;
-    const bounds = fieldsOf(bytes, 3);
-    const name = unescapeText(textAt(bytes, bounds, 1));
-    if (name !== "") names[index] = name;
+  const rows = library.rows;
+  const wanted = new Uint8Array(rows);
+  library.stacks.forEachRef((ref) => {
+    if (typeof ref === "number") wanted[ref] = 1;
   });
-  wanted.clear();
+  // Row r's name is names[starts[r], ends[r]), escaped as the body has it; empty when unknown.
+  const starts = new Int32Array(rows);
+  const ends = new Int32Array(rows);
+  let names = new Uint8Array(1 << 20);
+  let used = 0;
+  scanBodySync(filePath(files, generation, "body"), (section, index, bytes) => {
+    if (section !== "#assets" || wanted[index] !== 1 || bytes.length <= 1) return;
+    const from = bytes.indexOf(TAB) + 1;
+    if (from === 0) return;
+    const tab = bytes.indexOf(TAB, from);
+    const to = tab < 0 ? bytes.length : tab;
+    if (used + to - from > names.length) {
+      const bigger = new Uint8Array(Math.max(names.length * 2, used + to - from));
+      bigger.set(names.subarray(0, used));
+      names = bigger;
+    }
+    names.set(bytes.subarray(from, to), used);
+    starts[index] = used;
+    used += to - from;
+    ends[index] = used;
+  });
   for (const compact of library.stacks.values()) {
     const stack = expandStack(library, compact);
-    const refs = [compact.primary, ...compact.members];
     const fileNames = new Map<string, string>();
-    for (const ref of refs) {
-      if (typeof ref === "number" && names[ref] !== undefined) {
-        fileNames.set(library.ids[ref], names[ref]);
+    for (const ref of [compact.primary, ...compact.members]) {
+      if (typeof ref === "number" && ends[ref] > starts[ref]) {
+        fileNames.set(
+          idOf(library, ref),
+          unescapeText(decoder.decode(names.subarray(starts[ref], ends[ref]))),
+        );
       }
     }
     yield recordStack(stack, { fileNames, ...marks });
@@ -1020,8 +1074,22 @@ export interface StoredPlan {
   readonly skippedAssets: Readonly<Record<string, number>>;
 }
 
+const PLAN_SECTIONS = ["#plan", "#needs-replace", "#in-sync", "#end"] as const;
+/** The most entries on a line of the plan file. */
+const PLAN_LINE = 100;
+const PLAN: Sectioned<typeof PLAN_SECTIONS[number]> = {
+  magic: `${CACHE_FORMAT}-plan ${CACHE_VERSION}`,
+  sections: PLAN_SECTIONS,
+  kind: "plan",
+};
+
 /**
- * Writes the plan file of a generation.
+ * Writes the plan file of a generation, in pieces of about 64 KB: `#plan` then one JSON line of
+ * the skipped counts and volatile stacks, `#needs-replace` then the entries, `#in-sync` then the
+ * entries as arrays (stack id, group key, smallest asset id, and the place's key only where it
+ * is not the group key), `#end`. Each line of entries is a JSON array of up to
+ * {@linkcode PLAN_LINE} of them: one `JSON.parse` per entry made reading the file three times
+ * slower.
  *
  * @param files The cache.
  * @param generation The generation.
@@ -1033,26 +1101,35 @@ export async function writeStoredPlan(
   plan: StoredPlan,
 ): Promise<void> {
   await Deno.mkdir(files.dir, { recursive: true });
-  const path = filePath(files, generation, "plan.json");
-  // Megabytes of JSON at 50 000 stacks: written an entry at a time, never as one string.
+  const path = filePath(files, generation, "plan");
   const file = await Deno.open(`${path}.tmp`, { write: true, create: true, truncate: true });
   try {
     let chunk = "";
-    const put = (text: string) => {
-      chunk += text;
+    const put = (line: string) => {
+      chunk += `${line}\n`;
       if (chunk.length < 65536) return;
       writeAll(file, chunk);
       chunk = "";
     };
-    put(`{"skippedAssets":${JSON.stringify(plan.skippedAssets)},"entries":{`);
-    for (const [i, [name, items]] of Object.entries(plan.entries).entries()) {
-      put(`${i === 0 ? "" : ","}${JSON.stringify(name)}:[`);
-      for (const [j, item] of items.entries()) {
-        put(`${j === 0 ? "" : ","}${JSON.stringify(item)}`);
+    const lines = <T>(entries: readonly T[], form: (entry: T) => unknown) => {
+      for (let at = 0; at < entries.length; at += PLAN_LINE) {
+        put(JSON.stringify(entries.slice(at, at + PLAN_LINE).map(form)));
       }
-      put("]");
-    }
-    writeAll(file, `${chunk}}}`);
+    };
+    const { inSync, needsReplace, volatile } = plan.entries;
+    put(PLAN.magic);
+    put("#plan");
+    put(JSON.stringify({ skippedAssets: plan.skippedAssets, volatile }));
+    put("#needs-replace");
+    lines(needsReplace, (entry) => entry);
+    put("#in-sync");
+    lines(
+      inSync,
+      ({ stackId, groupKey, key, first }) =>
+        key === groupKey ? [stackId, groupKey, first] : [stackId, groupKey, first, key],
+    );
+    put("#end");
+    writeAll(file, chunk);
   } finally {
     file.close();
   }
@@ -1060,19 +1137,46 @@ export async function writeStoredPlan(
 }
 
 /**
- * Reads the plan file of a generation.
+ * Reads the plan file of a generation, a line of up to {@linkcode PLAN_LINE} entries at a time:
+ * 50 000 in-sync entries never make one string of megabytes, and an entry's place shares its
+ * group key's string.
  *
  * @param files The cache.
  * @param generation The generation.
  * @returns The plan, or undefined when there is none.
+ * @throws {SyntaxError} When the file is damaged; the caller then runs a full pass.
  */
 export async function readStoredPlan(
   files: CacheFiles,
   generation: string,
 ): Promise<StoredPlan | undefined> {
-  const path = filePath(files, generation, "plan.json");
+  const path = filePath(files, generation, "plan");
   if (!(await exists(path))) return undefined;
-  return JSON.parse(await Deno.readTextFile(path)) as StoredPlan;
+  let head: Pick<StoredPlan, "skippedAssets"> & Pick<PlanEntries, "volatile"> | undefined;
+  const inSync: (InSyncStack & Placed)[] = [];
+  const needsReplace: (NeedsReplace & Placed)[] = [];
+  await scanSections(path, PLAN, (section, _index, bytes) => {
+    switch (section) {
+      case "#plan":
+        head = JSON.parse(decoder.decode(bytes));
+        return;
+      case "#needs-replace":
+        needsReplace.push(...JSON.parse(decoder.decode(bytes)));
+        return;
+      case "#in-sync": {
+        const entries: string[][] = JSON.parse(decoder.decode(bytes));
+        for (const [stackId, groupKey, first, key] of entries) {
+          inSync.push({ stackId, groupKey, key: key ?? groupKey, first });
+        }
+        return;
+      }
+    }
+  });
+  if (head === undefined) throw new SyntaxError(`Cannot read the cache ${path}: it has no #plan`);
+  return {
+    entries: { inSync, needsReplace, volatile: head.volatile },
+    skippedAssets: head.skippedAssets,
+  };
 }
 
 function reasonOf(error: unknown): string {
