@@ -15,7 +15,7 @@ import type { AnsweredStack, ImmichClient, SearchFilter } from "./api/immich.ts"
 import { searchScopes } from "./api/immich.ts";
 import { SETTINGS, type Settings } from "./config.ts";
 import { type Criteria, criterionFields, promotionInputs } from "./grouping/criteria.ts";
-import { compare, groupAssets, type GroupingResult } from "./grouping/group.ts";
+import { bucketList, compare, groupAssets, type GroupingResult } from "./grouping/group.ts";
 import {
   countMismatch,
   decidePass,
@@ -27,7 +27,6 @@ import { byPlace, mergeEntries, type PlanEntries, smallestId } from "./increment
 import { membersOf } from "./reconcile/plan.ts";
 import {
   applyWrites,
-  bucketList,
   compactStack,
   DigestBuilder,
   expandStack,
@@ -479,7 +478,8 @@ async function readFully(reading: Reading, reason: string): Promise<PassInput> {
   let newest = -1;
   for await (const page of client.searchAssets(filter)) {
     // Before a page, not after: never just before the collection that follows the last page.
-    if (pages++ > 0 && pages % PAGES_PER_RELEASE === 1) releaseMemory();
+    if (pages > 0 && pages % PAGES_PER_RELEASE === 0) releaseMemory();
+    pages++;
     const bit = 1 << page.search;
     for (const [i, asset] of page.assets.entries()) {
       indexOf?.set(asset.id, assets.length);
@@ -836,7 +836,11 @@ async function incrementalRead(
         },
       ),
     groups: library.groups.live + promoted.length,
-    records: (marks) => stackRecords(files, generation, library, marks),
+    // Read from the cache's body: its names and records are garbage once written.
+    records: function* (marks) {
+      yield* stackRecords(files, generation, library, marks);
+      releaseMemory();
+    },
   };
   const base = {
     kind: "incremental" as const,
@@ -968,17 +972,17 @@ class CacheRecorder implements PassCache {
     return {
       createStack: async (assetIds) => {
         const stack = await writer.createStack(assetIds);
-        delta.record({ op: "create", stack, updatedAt: stack.updatedAt }, stack.assetIds.length);
+        delta.record({ op: "create", stack, updatedAt: stack.updatedAt });
         return stack;
       },
       updateStackPrimary: async (stackId, primaryAssetId) => {
         const stack = await writer.updateStackPrimary(stackId, primaryAssetId);
-        delta.record({ op: "update", stack }, 0);
+        delta.record({ op: "update", stack });
         return stack;
       },
       deleteStack: async (stackId) => {
         await writer.deleteStack(stackId);
-        delta.record({ op: "delete", stackId }, 0);
+        delta.record({ op: "delete", stackId });
       },
       stackWithPrimary: (assetId) => writer.stackWithPrimary(assetId),
       trashAssets: (assetIds) => writer.trashAssets(assetIds),

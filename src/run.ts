@@ -439,13 +439,7 @@ async function prepare(
       stacks: planned,
       fileNames: members.fileNames,
       ...marks,
-      ...(rest === undefined ? {} : {
-        // Read from the cache's body: its names and records are garbage once written.
-        records: function* () {
-          yield* rest.records(marks);
-          releaseMemory();
-        },
-      }),
+      ...(rest === undefined ? {} : { records: () => rest.records(marks) }),
     },
     ...(input.cache === undefined ? {} : { cache: input.cache }),
   };

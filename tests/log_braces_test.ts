@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "./_cli.ts";
-import { asset, env, type LibraryAsset, startLibrary } from "./_e2e.ts";
+import { asset, env, type LibraryAsset, logLines, startLibrary } from "./_e2e.ts";
 import { parseLogfmt } from "./_logs.ts";
 
 /**
@@ -26,9 +26,9 @@ async function logged(
   await Deno.remove(result.cwd, { recursive: true });
   const output = result.stdout + result.stderr;
   assert.equal(await Deno.readTextFile(file), result.stdout, output);
-  const parse = (line: string): Record<string, unknown> =>
-    runEnv.LOG_FORMAT === "json" ? JSON.parse(line) : parseLogfmt(line);
-  const lines = result.stdout.split("\n").filter((line) => line !== "").map(parse);
+  const lines: Record<string, unknown>[] = runEnv.LOG_FORMAT === "json"
+    ? logLines(result)
+    : result.stdout.split("\n").filter((line) => line !== "").map(parseLogfmt);
   return { code: result.code, lines, msgs: lines.map((line) => String(line.msg)), output };
 }
 

@@ -281,8 +281,6 @@ function parseRetryAfter(value: string | null, now: number): number | undefined 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** API_URL as the name of a server, without credentials (journals and backups record it). */
-
 function firstLine(text: string): string {
   const line = text.trim().split(/\r?\n/, 1)[0] ?? "";
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;

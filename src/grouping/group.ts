@@ -38,6 +38,11 @@ export interface GroupingResult {
 /** The hashes of an asset's buckets: one number, or a list of none or several. */
 export type BucketHashes = number | readonly number[];
 
+/** An asset's bucket hashes as a list. */
+export function bucketList(buckets: BucketHashes): readonly number[] {
+  return typeof buckets === "number" ? [buckets] : buckets;
+}
+
 /** Options of {@linkcode groupAssets}. */
 export interface GroupingOptions {
   /** Also return each asset's buckets ({@linkcode GroupingResult.buckets}). */
@@ -187,9 +192,7 @@ export function groupAssets(
       if (bucketsOf !== undefined) {
         const known = bucketsOf[i];
         const hash = bucketHash(signature);
-        bucketsOf[i] = known === NO_BUCKETS
-          ? hash
-          : [...(typeof known === "number" ? [known] : known), hash];
+        bucketsOf[i] = known === NO_BUCKETS ? hash : [...bucketList(known), hash];
       }
     }
     if (!placed) {

@@ -102,7 +102,8 @@ export class IdList {
   }
 
   /**
-   * Calls `found` for each slot holding one of the ids, in slot order: one scan of the words.
+   * Calls `found` for each slot holding one of the ids, in slot order for each id (UUIDs first,
+   * then other ids): one scan of the words.
    *
    * @param ids The ids.
    * @param found Called with each id found and its slot.
@@ -131,9 +132,8 @@ export class IdList {
       }
     }
     if (odd.size > 0) {
-      for (const [slot, id] of [...this.#odd].sort(([a], [b]) => a - b)) {
-        if (odd.has(id)) found(id, slot);
-      }
+      // Slots enter #odd in ascending order and never leave it.
+      for (const [slot, id] of this.#odd) if (odd.has(id)) found(id, slot);
     }
   }
 
@@ -158,9 +158,7 @@ export class IdList {
   #index(slot: number): void {
     if (this.#table === undefined) return;
     if (this.#count * 2 > this.#table.length) return this.#rebuild();
-    const odd = this.#odd.get(slot);
-    if (odd === undefined) this.#insert(slot);
-    else this.#oddSlots!.set(odd, [...this.#oddSlots!.get(odd) ?? [], slot]);
+    this.#place(slot);
   }
 
   /** The index of every slot, at most half full. */
@@ -169,11 +167,14 @@ export class IdList {
     while (size < this.#count * 2 + 2) size *= 2;
     this.#table = new Int32Array(size);
     this.#oddSlots = new Map();
-    for (let slot = 0; slot < this.#count; slot++) {
-      const odd = this.#odd.get(slot);
-      if (odd === undefined) this.#insert(slot);
-      else this.#oddSlots.set(odd, [...this.#oddSlots.get(odd) ?? [], slot]);
-    }
+    for (let slot = 0; slot < this.#count; slot++) this.#place(slot);
+  }
+
+  /** Puts a slot in the table, or among #oddSlots when its id is no UUID. */
+  #place(slot: number): void {
+    const odd = this.#odd.get(slot);
+    if (odd === undefined) this.#insert(slot);
+    else this.#oddSlots!.set(odd, [...this.#oddSlots!.get(odd) ?? [], slot]);
   }
 
   #insert(slot: number): void {
@@ -276,11 +277,7 @@ export class IdSlots {
     const found = this.slotOf(id);
     if (found >= 0) return found;
     const slot = this.#ids.add(id);
-    if (slot === this.#live.length) {
-      const bigger = new Uint8Array(Math.max(16, Math.ceil(slot * 1.5)));
-      bigger.set(this.#live);
-      this.#live = bigger;
-    }
+    if (slot === this.#live.length) this.#live = grown(this.#live, slot + 1);
     this.#live[slot] = 1;
     this.#size++;
     return slot;
@@ -304,4 +301,16 @@ export class IdSlots {
   id(slot: number): string {
     return this.#ids.id(slot);
   }
+}
+
+/** A copy of a column with room for `size` entries (more than it has) and half as many again. */
+export function grown<T extends Uint8Array | Int32Array | Float64Array>(
+  column: T,
+  size: number,
+): T {
+  const bigger = new (column.constructor as new (size: number) => T)(
+    Math.max(16, Math.ceil(size * 1.5)),
+  );
+  bigger.set(column);
+  return bigger;
 }

@@ -15,7 +15,7 @@
  */
 import type { Asset, SkipReason, Stack } from "../model.ts";
 import { type BucketHashes, compare } from "../grouping/group.ts";
-import { IdList, IdSlots } from "./ids.ts";
+import { grown, IdList, IdSlots } from "./ids.ts";
 import { membersOf } from "../reconcile/plan.ts";
 
 /** A stack member: a row of the library, or the id of an asset no search of the pass finds. */
@@ -106,7 +106,8 @@ export interface RowData {
 /**
  * An empty library.
  *
- * @param sizes Room for this many rows and groups to start with; more grow it.
+ * @param sizes Room for this many rows, stacks, groups and other users' assets to start with;
+ *   more grow it.
  * @returns A library without rows, stacks or groups.
  */
 export function emptyLibrary(sizes: {
@@ -181,15 +182,6 @@ function appendRow(library: Library, updatedAt: number, flags: number): number {
   library.flags[row] = flags;
   library.buckets[row] = NO_BUCKET;
   return row;
-}
-
-/** A copy of a column with room for `size` entries (more than it has) and half as many again. */
-function grown<T extends Int32Array | Float64Array>(column: T, size: number): T {
-  const bigger = new (column.constructor as new (size: number) => T)(
-    Math.max(16, Math.ceil(size * 1.5)),
-  );
-  bigger.set(column);
-  return bigger;
 }
 
 /**
@@ -499,11 +491,6 @@ export function flagsOf(
 ): number {
   return (scopes << SCOPE_SHIFT) | (state.invalid ? INVALID : 0) |
     (state.archived ? ARCHIVED : 0) | (state.trashed ? TRASHED : 0);
-}
-
-/** A row's bucket hashes as a list. */
-export function bucketList(buckets: BucketHashes): readonly number[] {
-  return typeof buckets === "number" ? [buckets] : buckets;
 }
 
 /** An order-independent summary of a set of (asset id, `updatedAt`) pairs. */
@@ -879,12 +866,16 @@ export function applyWrites(
   for (const write of writes) {
     if (write.op !== "delete") { for (const id of membersOf(write.stack)) ids.add(id); }
   }
-  const rowOf = findRows(library, ids);
-  const ref = (id: string): Ref => rowOf.get(id) ?? id;
   // Members are compared with the ids the writes name, and only with those: the rows of these
-  // ids are all a member's id is needed for.
+  // ids are all a member's id is needed for. One scan finds both; the last live row wins, as in
+  // findRows().
+  const rowOf = new Map<string, number>();
   const named = new Map<number, string>();
-  matchRows(library, ids, { removed: true }, (id, row) => named.set(row, id));
+  matchRows(library, ids, { removed: true }, (id, row) => {
+    named.set(row, id);
+    if (library.flags[row] !== REMOVED) rowOf.set(id, row);
+  });
+  const ref = (id: string): Ref => rowOf.get(id) ?? id;
   const nameOf = (member: Ref) => typeof member === "number" ? named.get(member) ?? "" : member;
   const setUpdatedAt = (member: Ref, updatedAt: number) => {
     if (typeof member === "number") {

@@ -350,7 +350,7 @@ class Run {
       } catch (error) {
         return this.#failed(action, `Failed to update stack ${action.stackId}`, error);
       }
-      this.#logger.info(literal(writeMessage(action, { dryRun: false })), lineProperties(action));
+      this.#logWritten(action, lineProperties(action));
       return { action, status: "ok" };
     }
     const result = await this.#create(action, action.assetIds);
@@ -361,7 +361,7 @@ class Run {
     const lineProps = action.kind === "grow"
       ? { ...lineProperties(action), newStackID: result.id }
       : lineProperties(action, result.id);
-    this.#logger.info(literal(writeMessage(action, { dryRun: false })), lineProps);
+    this.#logWritten(action, lineProps);
     return { action, status: "ok", stackId: result.id };
   }
 
@@ -422,10 +422,7 @@ class Run {
       if (result.done) {
         created.push({ action, id: result.id });
         this.outcomes.set(action, { action, status: "ok", stackId: result.id });
-        this.#logger.info(
-          literal(writeMessage(action, { dryRun: false, newStackId: result.id })),
-          lineProperties(action, result.id),
-        );
+        this.#logWritten(action, lineProperties(action, result.id), result.id);
         continue;
       }
       const failed = this.#failedCreate(action, "Failed to create stack", result);
@@ -643,7 +640,7 @@ class Run {
     }
     this.#deleted.add(stackId);
     if (action.kind === "delete") {
-      this.#logger.info(literal(writeMessage(action, { dryRun: false })), lineProperties(action));
+      this.#logWritten(action, lineProperties(action));
     } else {
       this.#logger.info(literal(replaceDeletionMessage(stackId)), properties(action, stackId));
     }
@@ -656,6 +653,11 @@ class Run {
     for (const assetId of this.#previous.get(stackId)?.assetIds ?? []) {
       this.#stillStacked.set(assetId, stackId);
     }
+  }
+
+  /** Logs the line of a write done: a finished text, so it goes through literal(). */
+  #logWritten(action: Action, props: Record<string, unknown>, newStackId?: string): void {
+    this.#logger.info(literal(writeMessage(action, { dryRun: false, newStackId })), props);
   }
 
   #failed(action: Action, what: string, error: unknown, stackId?: string): Outcome {

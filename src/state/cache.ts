@@ -622,14 +622,19 @@ function fieldsOf(bytes: Uint8Array, count: number): number[] {
   return bounds;
 }
 
+/** Where a field of {@linkcode fieldsOf}'s bounds ends: before its tab, or at the line's end. */
+function fieldEnd(bytes: Uint8Array, bounds: number[], field: number): number {
+  return field + 1 < bounds.length ? bounds[field + 1] - 1 : bytes.length;
+}
+
 function textAt(bytes: Uint8Array, bounds: number[], field: number): string {
-  const end = field + 1 < bounds.length ? bounds[field + 1] - 1 : bytes.length;
+  const end = fieldEnd(bytes, bounds, field);
   return decoder.decode(bytes.subarray(bounds[field], end));
 }
 
 /** A field's whole number, read from its bytes: the hot path of loading a cache. */
 function numberAt(bytes: Uint8Array, bounds: number[], field: number): number {
-  const end = field + 1 < bounds.length ? bounds[field + 1] - 1 : bytes.length;
+  const end = fieldEnd(bytes, bounds, field);
   let at = bounds[field];
   const negative = bytes[at] === 0x2d; /* - */
   if (negative) at++;
@@ -653,7 +658,8 @@ function rowsOf(text: string): number[] {
 
 /** A field of base-36 bucket hashes separated by commas, read from its bytes. */
 function hashesAt(bytes: Uint8Array, bounds: number[], field: number): BucketHashes {
-  const end = field + 1 < bounds.length ? bounds[field + 1] - 1 : bytes.length;
+  const end = fieldEnd(bytes, bounds, field);
+  if (end === bounds[field]) return [];
   // One hash, the common case, is a number without a list.
   let hashes: number[] | undefined;
   let value = 0;
@@ -664,7 +670,6 @@ function hashesAt(bytes: Uint8Array, bounds: number[], field: number): BucketHas
       value = 0;
     } else value = value * 36 + (c <= 0x39 ? c - 0x30 : c - 0x57);
   }
-  if (end === bounds[field]) return hashes ?? [];
   if (hashes === undefined) return value;
   hashes.push(value);
   return hashes;
@@ -708,7 +713,7 @@ export async function readCache(files: CacheFiles, header: CacheHeader): Promise
           library,
           bytes,
           0,
-          bounds.length > 1 ? bounds[1] - 1 : bytes.length,
+          fieldEnd(bytes, bounds, 0),
           numberAt(bytes, bounds, 3),
           numberAt(bytes, bounds, 4),
         );
@@ -1005,7 +1010,6 @@ export class DeltaWriter {
   #file: Deno.FsFile | undefined;
   #pending = "";
   #lines = 0;
-  #moved = 0;
 
   /**
    * @param files The cache.
@@ -1020,18 +1024,12 @@ export class DeltaWriter {
     return this.#lines;
   }
 
-  /** How many assets the writes moved (members of created and deleted stacks). */
-  get moved(): number {
-    return this.#moved;
-  }
-
   /**
    * Records one write.
    *
    * @param write The write and its answer.
-   * @param members How many assets it moved.
    */
-  record(write: CacheWrite, members: number): void {
+  record(write: CacheWrite): void {
     const line = write.op === "create"
       ? { op: "create", stack: stackRecord(write.stack), updatedAt: write.updatedAt }
       : write.op === "update"
@@ -1039,7 +1037,6 @@ export class DeltaWriter {
       : write;
     this.#pending += `${JSON.stringify(line)}\n`;
     this.#lines++;
-    this.#moved += members;
     if (this.#pending.length >= 65536) this.#flush();
   }
 

@@ -7,9 +7,8 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { literal } from "../log.ts";
-import { delay } from "../api/http.ts";
+import { delay, isAccessDenied } from "../api/http.ts";
 import type { Outcome, SkipCause, TrashPlan, TrashWrite } from "../model.ts";
-import { isAccessDenied } from "../api/http.ts";
 import type { ApplyOptions } from "../reconcile/apply.ts";
 import { Lanes, pacer } from "../reconcile/lanes.ts";
 import { nameList } from "../reconcile/render.ts";
