@@ -15,7 +15,13 @@ import type { AnsweredStack, ImmichClient, SearchFilter } from "./api/immich.ts"
 import { searchScopes } from "./api/immich.ts";
 import { SETTINGS, type Settings } from "./config.ts";
 import { type Criteria, criterionFields, promotionInputs } from "./grouping/criteria.ts";
-import { bucketList, compare, groupAssets, type GroupingResult } from "./grouping/group.ts";
+import {
+  type BucketHashes,
+  bucketList,
+  compare,
+  groupAssets,
+  type GroupingResult,
+} from "./grouping/group.ts";
 import {
   countMismatch,
   decidePass,
@@ -49,7 +55,7 @@ import {
   skippedCounts,
   TRASHED,
 } from "./incremental/library.ts";
-import type { Asset, Group, Outcome, Plan, SkippedAsset, Stack, User } from "./model.ts";
+import type { Action, Asset, Group, Outcome, Plan, SkippedAsset, Stack, User } from "./model.ts";
 import {
   createParentOrder,
   needsFileSize,
@@ -134,8 +140,11 @@ export interface PassEnd {
 export interface PassCache {
   /** Wraps the writer so that each write's answer is recorded. */
   writes(writer: AnsweringWriter): AnsweringStackWriter;
-  /** Keeps the plan's entries: where nothing changes, the next pass plans the same. */
-  planned(entries: PlanEntries): void;
+  /**
+   * Keeps the plan's entries (where nothing changes, the next pass plans the same), and writes
+   * a full pass's library if the next pass can use it.
+   */
+  planned(entries: PlanEntries, plan: Plan): Promise<void>;
   /** Records how the pass ended; the next pass reads from here. */
   finish(end: PassEnd): Promise<void>;
 }
@@ -153,7 +162,7 @@ export interface PassCache {
 export function leavingUndone(cache: PassCache, why: string): PassCache {
   return {
     writes: (writer) => cache.writes(writer),
-    planned: (entries) => cache.planned(entries),
+    planned: (entries, plan) => cache.planned(entries, plan),
     finish: (end) => cache.finish({ ...end, unfinished: end.unfinished ?? why }),
   };
 }
@@ -446,15 +455,6 @@ async function readStacks(client: ImmichClient, log: Logger): Promise<Stack[]> {
 
 /** A full pass: every stack and every asset from the server, and a new cache from them. */
 async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
-  const input = await readFully(reading, reason);
-  // What only the cache's body needed (bucket hashes, times, other users' assets, the row
-  // index) died with readFully's frame: collected before planning adds its own garbage.
-  if (input.cache !== undefined) releaseMemory();
-  return input;
-}
-
-/** {@linkcode fullRead}'s reads and the new cache's body, in a frame of their own. */
-async function readFully(reading: Reading, reason: string): Promise<PassInput> {
   const { client, log, filter, files, options } = reading;
   log.info("Full pass: {why}", { pass: "full", why: reason });
   const scopes = searchScopes(filter);
@@ -526,42 +526,108 @@ async function readFully(reading: Reading, reason: string): Promise<PassInput> {
     return { kind: "full", assets, stacks, groups, trashed, skippedAssets, computeMs };
   }
 
-  // The new cache: its rows are the assets in search order, then the invalid ones.
+  // The new cache's header is known now; its body is written once the plan shows that the next
+  // pass can use it (docs/state.md, "The cache").
   const watermark = reading.startedAt ?? newest;
   const since = watermark - OVERLAP_MS;
-  const generation = newGeneration();
   const counts = new Array<number>(scopes.length).fill(0);
   const recent = new DigestBuilder();
   const count = (id: string, time: number, bits: number) => {
     for (let i = 0; i < scopes.length; i++) if (bits & 1 << i) counts[i]++;
     if (time >= since) recent.add(id, time);
   };
+  for (let row = 0; row < assets.length; row++) {
+    count(assets[row].id, updatedAt[row], scopeBits[row]);
+  }
+  for (const item of invalid) count(item.id, item.updatedAt, item.bits);
+  for (const [id, other] of others) count(id, other.updatedAt, other.scopes);
+  const cache = new CacheRecorder(reading, {
+    generation: newGeneration(),
+    watermark,
+    fullPassAt: options.now(),
+    offsets: serverCounts.map((n, i) => n - counts[i]),
+    counts,
+    recent: { ...recent.build(), since },
+    sizes: { assets: assets.length + invalid.length, stacks: stacks.length, groups: groups.length },
+    skippedAssets,
+  }, {
+    assets,
+    updatedAt,
+    scopeBits,
+    trashed,
+    archived: scopes.map((scope) => scope.visibility === "archive"),
+    buckets: grouping.buckets!,
+    skipped: grouping.skipped,
+    invalid,
+    others,
+    stacks,
+    groups,
+  });
+  return { kind: "full", assets, stacks, groups, trashed, skippedAssets, computeMs, cache };
+}
+
+/** What a full pass's cache body is written from: the reads, grouping and promotion. */
+interface BodyRows {
+  readonly assets: readonly Asset[];
+  /** Per asset. */
+  readonly updatedAt: readonly number[];
+  /** Per asset: which searches found it. */
+  readonly scopeBits: readonly number[];
+  readonly trashed: ReadonlySet<string>;
+  /** Per search: whether it reads the archive. */
+  readonly archived: readonly boolean[];
+  /** Per asset. */
+  readonly buckets: readonly BucketHashes[];
+  readonly skipped: readonly SkippedAsset[];
+  readonly invalid: readonly InvalidRow[];
+  readonly others: ReadonlyMap<string, OtherAsset>;
+  readonly stacks: readonly Stack[];
+  readonly groups: readonly Group[];
+}
+
+/** An asset whose data grouping cannot read, as the body keeps it. */
+interface InvalidRow {
+  readonly id: string;
+  readonly field: string;
+  readonly message: string;
+  readonly updatedAt: number;
+  /** Which searches found it. */
+  readonly bits: number;
+}
+
+/**
+ * Writes a full pass's cache body: its rows are the assets in search order, then the invalid
+ * ones.
+ *
+ * @param files The cache.
+ * @param generation The body's generation.
+ * @param rows What it is written from.
+ */
+async function writeBody(files: CacheFiles, generation: string, rows: BodyRows): Promise<void> {
+  const { assets, updatedAt, scopeBits, trashed, buckets } = rows;
   const body = await BodyWriter.create(files, generation);
   try {
     const rowOf = new Map<string, number>();
-    const skipOf = new Map(grouping.skipped.map((skip) => [skip.asset, skip.reason]));
-    const buckets = grouping.buckets!;
+    const skipOf = new Map(rows.skipped.map((skip) => [skip.asset, skip.reason]));
     // An index loop: this runs for each of 200 000 rows, and entries() makes a pair per row.
     for (let row = 0; row < assets.length; row++) {
       const asset = assets[row];
       rowOf.set(asset.id, row);
       const bits = scopeBits[row];
-      count(asset.id, updatedAt[row], bits);
       body.row({
         id: asset.id,
         asset,
         updatedAt: updatedAt[row],
         flags: flagsOf(bits, {
           trashed: trashed.has(asset.id),
-          archived: scopes[firstScope(bits)].visibility === "archive",
+          archived: rows.archived[firstScope(bits)],
         }),
         buckets: bucketList(buckets[row]),
         skip: skipOf.get(asset),
       });
     }
-    for (const item of invalid) {
+    for (const item of rows.invalid) {
       rowOf.set(item.id, rowOf.size);
-      count(item.id, item.updatedAt, item.bits);
       body.row({
         id: item.id,
         invalid: { field: item.field, message: item.message },
@@ -570,13 +636,10 @@ async function readFully(reading: Reading, reason: string): Promise<PassInput> {
         buckets: [],
       });
     }
-    for (const [id, other] of others) {
-      count(id, other.updatedAt, other.scopes);
-      body.other(id, other);
-    }
+    for (const [id, other] of rows.others) body.other(id, other);
     const ref = (id: string) => rowOf.get(id) ?? id;
-    for (const stack of stacks) body.stack(compactStack(stack, ref));
-    for (const group of groups) {
+    for (const stack of rows.stacks) body.stack(compactStack(stack, ref));
+    for (const group of rows.groups) {
       body.group(group.key, group.assets.map((asset) => rowOf.get(asset.id)!));
     }
     await body.finish();
@@ -584,17 +647,6 @@ async function readFully(reading: Reading, reason: string): Promise<PassInput> {
     await body.abandon();
     throw error;
   }
-  const cache = new CacheRecorder(reading, {
-    generation,
-    watermark,
-    fullPassAt: options.now(),
-    offsets: serverCounts.map((n, i) => n - counts[i]),
-    counts,
-    recent: { ...recent.build(), since },
-    sizes: { assets: assets.length + invalid.length, stacks: stacks.length, groups: groups.length },
-    skippedAssets,
-  });
-  return { kind: "full", assets, stacks, groups, trashed, skippedAssets, computeMs, cache };
 }
 
 /** The index of the lowest bit set: the first search that found an asset. */
@@ -674,7 +726,10 @@ async function incrementalRead(
   } catch (error) {
     return unreadable(error);
   }
-  if (stored === undefined) return "the cache holds no plan";
+  if (stored === undefined) {
+    return "the cache holds no library (a pass whose writes move more assets than " +
+      "INCREMENTAL_MAX_CHANGES keeps none)";
+  }
 
   // A pass that planned no change, and nothing changed since: its plan holds.
   if (header.steady && stored.entries.volatile.length === 0) {
@@ -951,19 +1006,47 @@ interface Planned {
   readonly reuse?: boolean;
 }
 
+/**
+ * How many assets some actions move: what the header's `written` counts of the actions that
+ * succeeded.
+ */
+function movedAssets(actions: readonly Action[]): number {
+  let moved = 0;
+  for (const action of actions) moved += action.assetIds.length;
+  return moved;
+}
+
 /** Records one user's pass in the cache: its writes as they are answered, and its end. */
 class CacheRecorder implements PassCache {
   readonly #reading: Reading;
   readonly #planned: Planned;
-  readonly #delta: DeltaWriter | undefined;
+  /** A full pass's body, until the plan shows whether the next pass can use it. */
+  #body: BodyRows | undefined;
+  /** The cache keeps the library: no body was left unwritten. */
+  #kept: boolean;
+  /** Why the body could not be written. */
+  #lost: string | undefined;
+  #delta: DeltaWriter | undefined;
   #entries: PlanEntries | undefined;
 
-  constructor(reading: Reading, planned: Planned) {
+  /**
+   * @param reading The user's reading.
+   * @param planned What the header will say.
+   * @param body For a full pass: what its body is written from, once planned.
+   */
+  constructor(reading: Reading, planned: Planned, body?: BodyRows) {
     this.#reading = reading;
     this.#planned = planned;
-    this.#delta = reading.files === undefined || planned.reuse
+    this.#body = body;
+    this.#kept = body === undefined;
+    this.#delta = body === undefined ? this.#newDelta() : undefined;
+  }
+
+  #newDelta(): DeltaWriter | undefined {
+    const { files } = this.#reading;
+    return files === undefined || this.#planned.reuse
       ? undefined
-      : new DeltaWriter(reading.files, planned.generation);
+      : new DeltaWriter(files, this.#planned.generation);
   }
 
   writes(writer: AnsweringWriter): AnsweringStackWriter {
@@ -990,8 +1073,27 @@ class CacheRecorder implements PassCache {
     };
   }
 
-  planned(entries: PlanEntries): void {
+  async planned(entries: PlanEntries, plan: Plan): Promise<void> {
     this.#entries = entries;
+    const body = this.#body;
+    this.#body = undefined;
+    const { files, settings, log } = this.#reading;
+    if (body === undefined || files === undefined) return;
+    // Writes that move more assets than INCREMENTAL_MAX_CHANGES make the next pass full
+    // (decidePass): a body it would not read costs a first run time for nothing.
+    const moving = movedAssets(plan.actions);
+    if (moving > settings.incrementalMaxChanges) {
+      log.debug("The cache keeps no library: the plan moves {moving} assets", { moving });
+      return;
+    }
+    try {
+      await writeBody(files, this.#planned.generation, body);
+    } catch (error) {
+      this.#lost = "its cache could not be written";
+      throw error;
+    }
+    this.#kept = true;
+    this.#delta = this.#newDelta();
   }
 
   async finish(end: PassEnd): Promise<void> {
@@ -999,17 +1101,14 @@ class CacheRecorder implements PassCache {
     if (files === undefined || !options.record) return;
     this.#delta?.close();
     const planned = this.#planned;
-    const clean = end.unfinished === undefined;
-    if (clean && !planned.reuse && this.#entries !== undefined) {
+    const unfinished = end.unfinished ?? this.#lost;
+    const clean = unfinished === undefined;
+    if (clean && this.#kept && !planned.reuse && this.#entries !== undefined) {
       await writeStoredPlan(files, planned.generation, {
         entries: this.#entries,
         skippedAssets: planned.skippedAssets,
       });
     }
-    const moved = end.outcomes.reduce(
-      (sum, outcome) => outcome.status === "ok" ? sum + outcome.action.assetIds.length : sum,
-      0,
-    );
     const header: CacheHeader = {
       server: displayUrl(settings.apiUrl),
       user: { id: user.id, name: user.name },
@@ -1018,17 +1117,24 @@ class CacheRecorder implements PassCache {
       immich: this.#reading.immich,
       fullPassAt: planned.fullPassAt,
       watermark: planned.watermark,
-      ...(clean ? {} : { unfinished: end.unfinished }),
+      ...(clean ? {} : { unfinished }),
       generation: planned.generation,
       deltaLines: this.#delta?.lines ?? 0,
       offsets: planned.offsets,
       counts: planned.counts,
       recent: planned.recent,
-      written: moved,
+      written: movedAssets(
+        end.outcomes.flatMap((outcome) => outcome.status === "ok" ? [outcome.action] : []),
+      ),
       steady: clean && end.plan.actions.length === 0,
       sizes: planned.sizes,
     };
-    await writeCacheHeader(files, header);
-    await pruneCache(files, planned.generation);
+    try {
+      await writeCacheHeader(files, header);
+      await pruneCache(files, planned.generation);
+    } catch (error) {
+      // The pass warned already that its cache cannot be written.
+      if (this.#lost === undefined) throw error;
+    }
   }
 }

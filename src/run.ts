@@ -420,7 +420,11 @@ async function prepare(
   const whole = rest === undefined || entries === undefined
     ? { plan, entries }
     : mergeEntries(plan, entries, rest.kept, rest.dirty);
-  if (whole.entries !== undefined) input.cache?.planned(whole.entries);
+  if (whole.entries !== undefined) {
+    await input.cache?.planned(whole.entries, whole.plan).catch((error) =>
+      warnCache(userLog, error)
+    );
+  }
   const groupCount = rest?.groups ?? groups.length;
 
   if (groupCount === 0) {

@@ -1,7 +1,8 @@
 /**
  * Which kind of pass the real CLI runs, as a subprocess against the Immich test server: a pass
  * killed with SIGKILL while it writes, a pass whose write failed, and a changed CRITERIA each make
- * the next pass full and say why, as do more changes than INCREMENTAL_MAX_CHANGES; a clean pass
+ * the next pass full and say why, as do more changes than INCREMENTAL_MAX_CHANGES (a pass whose
+ * writes move more keeps no library, which a raised limit cannot make it read); a clean pass
  * makes the next one incremental; and cron mode
  * passes incrementally after its first pass, stacking what was uploaded in between. The journal
  * of an incremental pass, whose stacks come from the cache, is checked against a full pass's on
@@ -115,12 +116,27 @@ Deno.test("main.ts runs a full pass after a killed pass, a failed write or a cha
 
   // More changes than INCREMENTAL_MAX_CHANGES, found on the server or made by the last pass's own
   // writes (a first run's), make the next pass full: reading everything is then cheaper.
+  // A pass whose writes move more than that keeps no library for the next pass to read.
   const few = { CRITERIA: criteria, INCREMENTAL_MAX_CHANGES: "5" };
+  const kinds = async () =>
+    (await Array.fromAsync(Deno.readDir(join(state.path, "cache"))))
+      .map((entry) => entry.name.slice(entry.name.lastIndexOf(".") + 1)).sort();
   addPairs(server, user.id, 80, 3);
   assert.equal((await run(few)).code, 0);
   assert.equal(server.stacks(user.id).length, 57);
+  // The files of the first CRITERIA's cache, then this one's: its header alone, then with a body.
+  assert.deepEqual(await kinds(), ["body", "delta", "json", "json", "plan"]);
   assert.equal((await run(few)).code, 0);
+  assert.deepEqual(await kinds(), ["body", "body", "delta", "json", "json", "plan", "plan"]);
   assert.equal((await run(few)).code, 0);
+  // Raised since such a pass, the limit would let the next one be incremental: it has no
+  // library to start from, so it is full, and the one after it incremental.
+  addPairs(server, user.id, 90, 3);
+  assert.equal((await run(few)).code, 0);
+  assert.equal(server.stacks(user.id).length, 60);
+  const more = { ...few, INCREMENTAL_MAX_CHANGES: "10" };
+  assert.equal((await run(more)).code, 0);
+  assert.equal((await run(more)).code, 0);
 
   assert.deepEqual(passes, [
     "full: no cache yet for this server, user and settings",
@@ -135,6 +151,10 @@ Deno.test("main.ts runs a full pass after a killed pass, a failed write or a cha
     "incremental",
     "full: more assets changed since the last pass than INCREMENTAL_MAX_CHANGES (5)",
     "full: 6 assets were moved by the last pass's writes, more than INCREMENTAL_MAX_CHANGES (5)",
+    "incremental",
+    "full: more assets changed since the last pass than INCREMENTAL_MAX_CHANGES (5)",
+    "full: the cache holds no library (a pass whose writes move more assets than " +
+    "INCREMENTAL_MAX_CHANGES keeps none)",
     "incremental",
   ]);
 });
@@ -261,4 +281,29 @@ Deno.test("main() runs a full pass when the cache's plan file is damaged or the 
   await Deno.writeTextFile(header, JSON.stringify({ ...json, version: 1 }));
   assert.match(await why(), /^full: .* has format version 1, this stacksync uses 2$/);
   assert.equal(await why(), "incremental");
+});
+
+Deno.test("main() finishes a pass whose cache cannot be written, with one warning, and the next pass is full", async () => {
+  await using server = await startImmichServer();
+  await using state = await tempState();
+  const user = server.addUser({ name: "Ada" });
+  const env = { API_URL: server.url, API_KEY: server.addKey(user.id) };
+  addPairs(server, user.id, 0, 3);
+  // A file where the cache's folder belongs: nothing of the cache can be written.
+  await Deno.writeTextFile(join(state.path, "cache"), "");
+  const result = await runMain([], env, state.path);
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  assert.equal(server.stacks(user.id).length, 3);
+  const warnings = result.lines.filter((line) => line.level === "warn").map((line) =>
+    String(line.msg)
+  );
+  assert.equal(warnings.length, 1, warnings.join("\n"));
+  assert.match(warnings[0], /^Cannot write the cache of incremental passes: .*File exists/);
+  await Deno.remove(join(state.path, "cache"));
+  const next = await runMain([], env, state.path);
+  assert.equal(next.code, 0, next.stdout + next.stderr);
+  assert.deepEqual(
+    next.lines.filter((line) => line.pass !== undefined).map((line) => line.why),
+    ["no cache yet for this server, user and settings"],
+  );
 });
