@@ -529,25 +529,11 @@ async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
   // The new cache's header is known now; its body is written once the plan shows that the next
   // pass can use it (docs/state.md, "The cache").
   const watermark = reading.startedAt ?? newest;
-  const since = watermark - OVERLAP_MS;
-  const counts = new Array<number>(scopes.length).fill(0);
-  const recent = new DigestBuilder();
-  const count = (id: string, time: number, bits: number) => {
-    for (let i = 0; i < scopes.length; i++) if (bits & 1 << i) counts[i]++;
-    if (time >= since) recent.add(id, time);
-  };
-  for (let row = 0; row < assets.length; row++) {
-    count(assets[row].id, updatedAt[row], scopeBits[row]);
-  }
-  for (const item of invalid) count(item.id, item.updatedAt, item.bits);
-  for (const [id, other] of others) count(id, other.updatedAt, other.scopes);
   const cache = new CacheRecorder(reading, {
     generation: newGeneration(),
     watermark,
     fullPassAt: options.now(),
-    offsets: serverCounts.map((n, i) => n - counts[i]),
-    counts,
-    recent: { ...recent.build(), since },
+    ...uncounted(watermark - OVERLAP_MS),
     sizes: { assets: assets.length + invalid.length, stacks: stacks.length, groups: groups.length },
     skippedAssets,
   }, {
@@ -562,8 +548,23 @@ async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
     others,
     stacks,
     groups,
+    serverCounts,
   });
   return { kind: "full", assets, stacks, groups, trashed, skippedAssets, computeMs, cache };
+}
+
+/** What the next pass compares with the server: known once a body is written. */
+type Tally = Pick<Planned, "offsets" | "counts" | "recent">;
+
+/**
+ * The tally of a header without a body. No pass reads it: such a cache has no plan, and an
+ * incremental pass without one is full. Were it read, its empty counts would differ from the
+ * server's, which makes a pass full too.
+ *
+ * @param since Where the next search for changes would start.
+ */
+function uncounted(since: number): Tally {
+  return { offsets: [], counts: [], recent: { count: 0, digest: "", since } };
 }
 
 /** What a full pass's cache body is written from: the reads, grouping and promotion. */
@@ -583,6 +584,8 @@ interface BodyRows {
   readonly others: ReadonlyMap<string, OtherAsset>;
   readonly stacks: readonly Stack[];
   readonly groups: readonly Group[];
+  /** Per search: how many assets the server counts. */
+  readonly serverCounts: readonly number[];
 }
 
 /** An asset whose data grouping cannot read, as the body keeps it. */
@@ -602,9 +605,22 @@ interface InvalidRow {
  * @param files The cache.
  * @param generation The body's generation.
  * @param rows What it is written from.
+ * @param since Where the next search for changes starts.
+ * @returns What the next pass compares with the server.
  */
-async function writeBody(files: CacheFiles, generation: string, rows: BodyRows): Promise<void> {
+async function writeBody(
+  files: CacheFiles,
+  generation: string,
+  rows: BodyRows,
+  since: number,
+): Promise<Tally> {
   const { assets, updatedAt, scopeBits, trashed, buckets } = rows;
+  const counts = new Array<number>(rows.serverCounts.length).fill(0);
+  const recent = new DigestBuilder();
+  const count = (id: string, time: number, bits: number) => {
+    for (let i = 0; i < counts.length; i++) if (bits & 1 << i) counts[i]++;
+    if (time >= since) recent.add(id, time);
+  };
   const body = await BodyWriter.create(files, generation);
   try {
     const rowOf = new Map<string, number>();
@@ -614,6 +630,7 @@ async function writeBody(files: CacheFiles, generation: string, rows: BodyRows):
       const asset = assets[row];
       rowOf.set(asset.id, row);
       const bits = scopeBits[row];
+      count(asset.id, updatedAt[row], bits);
       body.row({
         id: asset.id,
         asset,
@@ -628,6 +645,7 @@ async function writeBody(files: CacheFiles, generation: string, rows: BodyRows):
     }
     for (const item of rows.invalid) {
       rowOf.set(item.id, rowOf.size);
+      count(item.id, item.updatedAt, item.bits);
       body.row({
         id: item.id,
         invalid: { field: item.field, message: item.message },
@@ -636,7 +654,10 @@ async function writeBody(files: CacheFiles, generation: string, rows: BodyRows):
         buckets: [],
       });
     }
-    for (const [id, other] of rows.others) body.other(id, other);
+    for (const [id, other] of rows.others) {
+      count(id, other.updatedAt, other.scopes);
+      body.other(id, other);
+    }
     const ref = (id: string) => rowOf.get(id) ?? id;
     for (const stack of rows.stacks) body.stack(compactStack(stack, ref));
     for (const group of rows.groups) {
@@ -647,6 +668,11 @@ async function writeBody(files: CacheFiles, generation: string, rows: BodyRows):
     await body.abandon();
     throw error;
   }
+  return {
+    offsets: rows.serverCounts.map((n, i) => n - counts[i]),
+    counts,
+    recent: { ...recent.build(), since },
+  };
 }
 
 /** The index of the lowest bit set: the first search that found an asset. */
@@ -704,6 +730,16 @@ async function incrementalRead(
 ): Promise<PassInput | string> {
   const { client, log, filter, files, options } = reading;
   if (files === undefined) return "no STATE_DIR to keep a cache in";
+  let stored: StoredPlan | undefined;
+  try {
+    stored = await readStoredPlan(files, header.generation);
+  } catch (error) {
+    return unreadable(error);
+  }
+  if (stored === undefined) {
+    return "the cache holds no library (a pass whose writes move more assets than " +
+      "INCREMENTAL_MAX_CHANGES keeps none)";
+  }
   const serverCounts = await client.countAssets(filter);
   if (serverCounts === undefined) {
     warnOnce(reading, "statistics", NO_STATISTICS);
@@ -720,16 +756,6 @@ async function incrementalRead(
   const watermark = reading.startedAt ?? newest;
   const nextSince = watermark - OVERLAP_MS;
   const sinceText = new Date(header.watermark).toISOString();
-  let stored: StoredPlan | undefined;
-  try {
-    stored = await readStoredPlan(files, header.generation);
-  } catch (error) {
-    return unreadable(error);
-  }
-  if (stored === undefined) {
-    return "the cache holds no library (a pass whose writes move more assets than " +
-      "INCREMENTAL_MAX_CHANGES keeps none)";
-  }
 
   // A pass that planned no change, and nothing changed since: its plan holds.
   if (header.steady && stored.entries.volatile.length === 0) {
@@ -1019,7 +1045,7 @@ function movedAssets(actions: readonly Action[]): number {
 /** Records one user's pass in the cache: its writes as they are answered, and its end. */
 class CacheRecorder implements PassCache {
   readonly #reading: Reading;
-  readonly #planned: Planned;
+  #planned: Planned;
   /** A full pass's body, until the plan shows whether the next pass can use it. */
   #body: BodyRows | undefined;
   /** The cache keeps the library: no body was left unwritten. */
@@ -1055,7 +1081,7 @@ class CacheRecorder implements PassCache {
     return {
       createStack: async (assetIds) => {
         const stack = await writer.createStack(assetIds);
-        delta.record({ op: "create", stack, updatedAt: stack.updatedAt });
+        delta.record({ op: "create", stack, updatedAt: stack.updatedAt() });
         return stack;
       },
       updateStackPrimary: async (stackId, primaryAssetId) => {
@@ -1086,8 +1112,10 @@ class CacheRecorder implements PassCache {
       log.debug("The cache keeps no library: the plan moves {moving} assets", { moving });
       return;
     }
+    const planned = this.#planned;
     try {
-      await writeBody(files, this.#planned.generation, body);
+      const tally = await writeBody(files, planned.generation, body, planned.recent.since);
+      this.#planned = { ...planned, ...tally };
     } catch (error) {
       this.#lost = "its cache could not be written";
       throw error;

@@ -587,6 +587,11 @@ Deno.test("createStack(), updateStackPrimary() and deleteStack() change the serv
   const created = await lib.immich.createStack(ids);
   assert.equal(created.primaryAssetId, ids[0]);
   assert.deepEqual([...created.assetIds].sort(), [...ids].sort());
+  // Stacking moves every member's updatedAt: the answer gives them, read when asked.
+  assert.deepEqual(
+    created.updatedAt(),
+    created.assetIds.map((id) => Date.parse(lib.server.updatedAt(id))),
+  );
   const updated = await lib.immich.updateStackPrimary(created.id, ids[2]);
   assert.equal(updated.primaryAssetId, ids[2]);
   assert.equal(lib.server.stacks(lib.user.id)[0].primaryAssetId, ids[2]);
