@@ -415,6 +415,19 @@ async function earlier(files: CacheFiles) {
   return found === undefined ? {} : { earlier: found };
 }
 
+/**
+ * Says that the cache cannot be written: that costs the next pass its speed, never this pass.
+ *
+ * @param log The user's logger.
+ * @param error Why.
+ */
+export function warnCacheUnwritten(log: Logger, error: unknown): void {
+  log.warn(
+    "Cannot write the cache of incremental passes: {error}; the next pass reads everything",
+    { error: error instanceof Error ? error.message : String(error) },
+  );
+}
+
 /** Warns once per process and user that a cache cannot be kept, and why. */
 function warnOnce(reading: Reading, topic: string, message: string): void {
   const key = `${reading.user.id}:${topic}`;
@@ -550,6 +563,17 @@ async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
     groups,
     serverCounts,
   });
+  // Where the stacks hold about as many assets as the groups, few writes are coming: the body
+  // is written now, before planning adds its data to the peak of memory, and its garbage
+  // collected. Otherwise (a first run) the plan decides (CacheRecorder.planned).
+  let grouped = 0;
+  for (const group of groups) grouped += group.assets.length;
+  let stacked = 0;
+  for (const stack of stacks) stacked += stack.assetIds.length;
+  if (grouped - stacked <= reading.settings.incrementalMaxChanges) {
+    await cache.writeBody().catch((error) => warnCacheUnwritten(log, error));
+    releaseMemory();
+  }
   return { kind: "full", assets, stacks, groups, trashed, skippedAssets, computeMs, cache };
 }
 
@@ -1101,17 +1125,31 @@ class CacheRecorder implements PassCache {
 
   async planned(entries: PlanEntries, plan: Plan): Promise<void> {
     this.#entries = entries;
-    const body = this.#body;
-    this.#body = undefined;
-    const { files, settings, log } = this.#reading;
-    if (body === undefined || files === undefined) return;
+    if (this.#body === undefined) return;
     // Writes that move more assets than INCREMENTAL_MAX_CHANGES make the next pass full
     // (decidePass): a body it would not read costs a first run time for nothing.
     const moving = movedAssets(plan.actions);
-    if (moving > settings.incrementalMaxChanges) {
-      log.debug("The cache keeps no library: the plan moves {moving} assets", { moving });
+    if (moving > this.#reading.settings.incrementalMaxChanges) {
+      this.#body = undefined;
+      this.#reading.log.debug("The cache keeps no library: the plan moves {moving} assets", {
+        moving,
+      });
       return;
     }
+    await this.writeBody();
+  }
+
+  /**
+   * Writes a full pass's body now, before the plan is known: for a pass whose stacks already
+   * hold about as many assets as its groups, which writes little.
+   *
+   * @throws When it cannot be written; the pass then ends as unfinished.
+   */
+  async writeBody(): Promise<void> {
+    const body = this.#body;
+    const { files } = this.#reading;
+    this.#body = undefined;
+    if (body === undefined || files === undefined) return;
     const planned = this.#planned;
     try {
       const tally = await writeBody(files, planned.generation, body, planned.recent.since);

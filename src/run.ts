@@ -11,7 +11,13 @@ import { ApiError, delay } from "./api/http.ts";
 import { createImmichClient, type ImmichClient, neededPermissions } from "./api/immich.ts";
 import { SELF_REKT_PAUSE_MS, type Settings } from "./config.ts";
 import { type Criteria, parseCriteria } from "./grouping/criteria.ts";
-import { type PassCache, type ReadingOptions, readPassInput, releaseMemory } from "./library.ts";
+import {
+  type PassCache,
+  type ReadingOptions,
+  readPassInput,
+  releaseMemory,
+  warnCacheUnwritten,
+} from "./library.ts";
 import { mergeEntries, placeEntries } from "./incremental/entries.ts";
 import type { Asset, Outcome, Plan, Stack, TrashPlan, User } from "./model.ts";
 import { type ApplyOptions, applyPlan, type StackWriter } from "./reconcile/apply.ts";
@@ -420,11 +426,6 @@ async function prepare(
   const whole = rest === undefined || entries === undefined
     ? { plan, entries }
     : mergeEntries(plan, entries, rest.kept, rest.dirty);
-  if (whole.entries !== undefined) {
-    await input.cache?.planned(whole.entries, whole.plan).catch((error) =>
-      warnCache(userLog, error)
-    );
-  }
   const groupCount = rest?.groups ?? groups.length;
 
   if (groupCount === 0) {
@@ -435,6 +436,13 @@ async function prepare(
     ms: Math.round(computeMs),
   });
   releaseMemory();
+  // After the collection: a full pass's cache body leaves its garbage beside what planning kept,
+  // not beside planning's own garbage too (the peak of a full pass).
+  if (whole.entries !== undefined) {
+    await input.cache?.planned(whole.entries, whole.plan).catch((error) =>
+      warnCacheUnwritten(userLog, error)
+    );
+  }
   const marks = { trashed, unlisted: unlisted(stacks, planned) };
   return {
     plan: whole.plan,
@@ -687,7 +695,7 @@ async function processUser(
     if (cache !== undefined) {
       const unfinished = unfinishedReason(counts, client.faults(), options.signal?.aborted);
       await cache.finish({ plan, outcomes, ...(unfinished === undefined ? {} : { unfinished }) })
-        .catch((error) => warnCache(userLog, error));
+        .catch((error) => warnCacheUnwritten(userLog, error));
     }
     return report;
   } catch (error) {
@@ -737,16 +745,6 @@ function unfinishedReason(
   if (counts.notDone > 0 || aborted) return "it was stopped before its end";
   if (faults > 0) return `the server answered ${plural(faults, "request")} with an error`;
   return undefined;
-}
-
-/** A cache that cannot be written costs the next pass its speed, never this pass. */
-function warnCache(userLog: Logger, error: unknown): void {
-  userLog.warn(
-    "Cannot write the cache of incremental passes: {error}; the next pass reads everything",
-    {
-      error: error instanceof Error ? error.message : String(error),
-    },
-  );
 }
 
 /**

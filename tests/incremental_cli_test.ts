@@ -307,3 +307,38 @@ Deno.test("main() finishes a pass whose cache cannot be written, with one warnin
     ["no cache yet for this server, user and settings"],
   );
 });
+
+Deno.test("main() keeps the library of a full pass that writes little though its groups hold more assets than its stacks", async () => {
+  await using server = await startImmichServer();
+  await using state = await tempState();
+  const user = server.addUser({ name: "Ada" });
+  const env = {
+    API_URL: server.url,
+    API_KEY: server.addKey(user.id),
+    INCREMENTAL_MAX_CHANGES: "1",
+  };
+  addPairs(server, user.id, 0, 2);
+  // A stack made by hand of both JPEGs: each pair's group meets it, and without REPLACE_STACKS
+  // neither is written. 4 assets grouped and 2 stacked: the plan decides whether to keep the
+  // library, and it moves none.
+  const jpegs = server.assets(user.id).filter((asset) => asset.originalFileName.endsWith(".jpg"));
+  server.addStack(user.id, jpegs.map((asset) => asset.id));
+  const passes: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    server.advanceClock(3_600_000);
+    const result = await runMain([], env, state.path);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    const line = result.lines.find((line) => line.pass !== undefined)!;
+    passes.push(line.pass === "full" ? `full: ${line.why}` : String(line.pass));
+    assert.ok(
+      result.lines.some((line) =>
+        /^No changes: 0 stacks in sync, 2 need replace$/.test(String(line.msg))
+      ),
+    );
+  }
+  assert.deepEqual(passes, [
+    "full: no cache yet for this server, user and settings",
+    "incremental",
+  ]);
+  assert.equal(server.stacks(user.id).length, 1);
+});
