@@ -24,10 +24,22 @@ function lines(stdout: string): Line[] {
 
 /** The "… pass" line of a run: `full: <why>` or `incremental`. */
 function passOf(result: CliResult): string {
-  const found = lines(result.stdout).filter((line) => line.pass !== undefined);
-  assert.equal(found.length, 1, result.stdout + result.stderr);
+  return passIn(lines(result.stdout), result.stdout + result.stderr);
+}
+
+/** The one "… pass" line among a run's JSON log lines, as {@linkcode passOf} gives it. */
+function passIn(logged: readonly Record<string, unknown>[], output: string): string {
+  const found = logged.filter((line) => line.pass !== undefined);
+  assert.equal(found.length, 1, output);
   const [line] = found;
   return line.pass === "full" ? `full: ${line.why}` : String(line.pass);
+}
+
+/** Ada on the server with `pairs` RAW+JPEG pairs, and the settings that reach her. */
+function ada(server: ImmichServer, pairs: number) {
+  const user = server.addUser({ name: "Ada" });
+  addPairs(server, user.id, 0, pairs);
+  return { user, env: { API_URL: server.url, API_KEY: server.addKey(user.id) } };
 }
 
 /** A folder for STATE_DIR that the test removes. */
@@ -57,13 +69,8 @@ async function cli(env: Readonly<Record<string, string>>): Promise<CliResult> {
 Deno.test("main.ts runs a full pass after a killed pass, a failed write or a changed CRITERIA, and an incremental one after a clean pass", async () => {
   await using server = await startImmichServer();
   await using state = await tempState();
-  const user = server.addUser({ name: "Ada" });
-  const env = {
-    API_URL: server.url,
-    API_KEY: server.addKey(user.id),
-    STATE_DIR: state.path,
-  };
-  addPairs(server, user.id, 0, 10);
+  const { user, env: reach } = ada(server, 10);
+  const env = { ...reach, STATE_DIR: state.path };
   const passes: string[] = [];
   const run = async (extra: Record<string, string> = {}) => {
     const result = await cli({ ...env, ...extra });
@@ -162,17 +169,11 @@ Deno.test("main.ts runs a full pass after a killed pass, a failed write or a cha
 Deno.test("main.ts in cron mode passes fully first, then incrementally, and stacks what was uploaded in between", async () => {
   await using server = await startImmichServer();
   await using state = await tempState();
-  const user = server.addUser({ name: "Ada" });
-  addPairs(server, user.id, 0, 5);
+  const { user, env: reach } = ada(server, 5);
   // A JPEG with a RAW of another name, taken at the same time: a pair once the RAW is renamed.
   const { localDateTime } = server.addAsset(user.id, { originalFileName: "IMG_2000.jpg" });
   const renamed = server.addAsset(user.id, { originalFileName: "DSC_2000.dng", localDateTime });
-  const env = {
-    LOG_FORMAT: "json",
-    API_URL: server.url,
-    API_KEY: server.addKey(user.id),
-    STATE_DIR: state.path,
-  };
+  const env = { LOG_FORMAT: "json", ...reach, STATE_DIR: state.path };
   // A cache from a run before: the cron process's first pass reads everything all the same.
   assert.equal(passOf(await cli(env)), "full: no cache yet for this server, user and settings");
   const cron = await spawnCli({ env: { ...env, RUN_MODE: "cron", CRON_INTERVAL: "1" } });
@@ -251,15 +252,12 @@ Deno.test("main() journals the stacks an incremental pass read from the cache as
 Deno.test("main() runs a full pass when the cache's plan file is damaged or the cache is of another format version", async () => {
   await using server = await startImmichServer();
   await using state = await tempState();
-  const user = server.addUser({ name: "Ada" });
-  const env = { API_URL: server.url, API_KEY: server.addKey(user.id) };
-  addPairs(server, user.id, 0, 4);
+  const { env } = ada(server, 4);
   const why = async () => {
     server.advanceClock(3_600_000);
     const result = await runMain([], env, state.path);
     assert.equal(result.code, 0, result.stdout + result.stderr);
-    const line = result.lines.find((line) => line.pass !== undefined)!;
-    return line.pass === "full" ? `full: ${line.why}` : String(line.pass);
+    return passIn(result.lines, result.stdout);
   };
   const cacheFile = async (suffix: string) => {
     const dir = join(state.path, "cache");
@@ -286,9 +284,7 @@ Deno.test("main() runs a full pass when the cache's plan file is damaged or the 
 Deno.test("main() finishes a pass whose cache cannot be written, with one warning, and the next pass is full", async () => {
   await using server = await startImmichServer();
   await using state = await tempState();
-  const user = server.addUser({ name: "Ada" });
-  const env = { API_URL: server.url, API_KEY: server.addKey(user.id) };
-  addPairs(server, user.id, 0, 3);
+  const { user, env } = ada(server, 3);
   // A file where the cache's folder belongs: nothing of the cache can be written.
   await Deno.writeTextFile(join(state.path, "cache"), "");
   const result = await runMain([], env, state.path);
@@ -302,22 +298,17 @@ Deno.test("main() finishes a pass whose cache cannot be written, with one warnin
   await Deno.remove(join(state.path, "cache"));
   const next = await runMain([], env, state.path);
   assert.equal(next.code, 0, next.stdout + next.stderr);
-  assert.deepEqual(
-    next.lines.filter((line) => line.pass !== undefined).map((line) => line.why),
-    ["no cache yet for this server, user and settings"],
+  assert.equal(
+    passIn(next.lines, next.stdout),
+    "full: no cache yet for this server, user and settings",
   );
 });
 
 Deno.test("main() keeps the library of a full pass that writes little though its groups hold more assets than its stacks", async () => {
   await using server = await startImmichServer();
   await using state = await tempState();
-  const user = server.addUser({ name: "Ada" });
-  const env = {
-    API_URL: server.url,
-    API_KEY: server.addKey(user.id),
-    INCREMENTAL_MAX_CHANGES: "1",
-  };
-  addPairs(server, user.id, 0, 2);
+  const { user, env: reach } = ada(server, 2);
+  const env = { ...reach, INCREMENTAL_MAX_CHANGES: "1" };
   // A stack made by hand of both JPEGs: each pair's group meets it, and without REPLACE_STACKS
   // neither is written. 4 assets grouped and 2 stacked: the plan decides whether to keep the
   // library, and it moves none.
@@ -328,8 +319,7 @@ Deno.test("main() keeps the library of a full pass that writes little though its
     server.advanceClock(3_600_000);
     const result = await runMain([], env, state.path);
     assert.equal(result.code, 0, result.stdout + result.stderr);
-    const line = result.lines.find((line) => line.pass !== undefined)!;
-    passes.push(line.pass === "full" ? `full: ${line.why}` : String(line.pass));
+    passes.push(passIn(result.lines, result.stdout));
     assert.ok(
       result.lines.some((line) =>
         /^No changes: 0 stacks in sync, 2 need replace$/.test(String(line.msg))
