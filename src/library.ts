@@ -482,8 +482,7 @@ async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
   const updatedAt: number[] = [];
   const scopeBits: number[] = [];
   const trashed = new Set<string>();
-  const invalid: { id: string; field: string; message: string; updatedAt: number; bits: number }[] =
-    [];
+  const invalid: InvalidRow[] = [];
   const others = new Map<string, OtherAsset>();
   // Albums overlap: an asset found again by another album's search belongs to it too.
   const indexOf = filter.albumIds?.length ? new Map<string, number>() : undefined;
@@ -539,8 +538,8 @@ async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
     return { kind: "full", assets, stacks, groups, trashed, skippedAssets, computeMs };
   }
 
-  // The new cache's header is known now; its body is written once the plan shows that the next
-  // pass can use it (docs/state.md, "The cache").
+  // The new cache's header is known now; its body is written below or once planned
+  // (docs/state.md, "The cache").
   const watermark = reading.startedAt ?? newest;
   const cache = new CacheRecorder(reading, {
     generation: newGeneration(),
@@ -571,7 +570,7 @@ async function fullRead(reading: Reading, reason: string): Promise<PassInput> {
   let stacked = 0;
   for (const stack of stacks) stacked += stack.assetIds.length;
   if (grouped - stacked <= reading.settings.incrementalMaxChanges) {
-    await cache.writeBody().catch((error) => warnCacheUnwritten(log, error));
+    await cache.writeBody();
     releaseMemory();
   }
   return { kind: "full", assets, stacks, groups, trashed, skippedAssets, computeMs, cache };
@@ -618,8 +617,8 @@ interface InvalidRow {
   readonly field: string;
   readonly message: string;
   readonly updatedAt: number;
-  /** Which searches found it. */
-  readonly bits: number;
+  /** Which searches found it: grows while the searches read. */
+  bits: number;
 }
 
 /**
@@ -1141,9 +1140,9 @@ class CacheRecorder implements PassCache {
 
   /**
    * Writes a full pass's body now, before the plan is known: for a pass whose stacks already
-   * hold about as many assets as its groups, which writes little.
-   *
-   * @throws When it cannot be written; the pass then ends as unfinished.
+   * hold about as many assets as its groups, which writes little. A body that cannot be written
+   * is warned about, and the pass ends as unfinished: it costs the next pass its speed, never
+   * this pass.
    */
   async writeBody(): Promise<void> {
     const body = this.#body;
@@ -1156,7 +1155,8 @@ class CacheRecorder implements PassCache {
       this.#planned = { ...planned, ...tally };
     } catch (error) {
       this.#lost = "its cache could not be written";
-      throw error;
+      warnCacheUnwritten(this.#reading.log, error);
+      return;
     }
     this.#kept = true;
     this.#delta = this.#newDelta();

@@ -438,11 +438,7 @@ async function prepare(
   releaseMemory();
   // After the collection: a full pass's cache body leaves its garbage beside what planning kept,
   // not beside planning's own garbage too (the peak of a full pass).
-  if (whole.entries !== undefined) {
-    await input.cache?.planned(whole.entries, whole.plan).catch((error) =>
-      warnCacheUnwritten(userLog, error)
-    );
-  }
+  if (whole.entries !== undefined) await input.cache?.planned(whole.entries, whole.plan);
   const marks = { trashed, unlisted: unlisted(stacks, planned) };
   return {
     plan: whole.plan,

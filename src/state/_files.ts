@@ -24,6 +24,33 @@ export async function replaceFile(path: string, text: string): Promise<void> {
 }
 
 /**
+ * Text written to a file about 64 KB at a time: one system call per chunk instead of one per
+ * line (48 000 of them cost a first run about 3 s of CPU).
+ */
+export class ChunkedText {
+  readonly #target: () => { writeSync(bytes: Uint8Array): number };
+  #text = "";
+
+  /** @param target The file, asked for at the first chunk (a delta opens its file then). */
+  constructor(target: () => { writeSync(bytes: Uint8Array): number }) {
+    this.#target = target;
+  }
+
+  /** Adds text; writes what gathered once it reaches 64 KB. */
+  put(text: string): void {
+    this.#text += text;
+    if (this.#text.length >= 65536) this.flush();
+  }
+
+  /** Writes what gathered. */
+  flush(): void {
+    if (this.#text === "") return;
+    writeAll(this.#target(), this.#text);
+    this.#text = "";
+  }
+}
+
+/**
  * How hard gzip works on journals: level 2 compresses a journal of 50 000 stacks about twice as
  * fast as the default level 6, into a file a few percent larger.
  */

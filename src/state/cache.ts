@@ -44,7 +44,7 @@ import {
 import { type BucketHashes, compare } from "../grouping/group.ts";
 import type { Placed, PlanEntries } from "../incremental/entries.ts";
 import { writeAll } from "../log.ts";
-import { exists, readLines } from "./_files.ts";
+import { ChunkedText, exists, readLines } from "./_files.ts";
 import { type RecordedStack, recordStack } from "./journal.ts";
 
 /** The format name of cache headers. */
@@ -1008,7 +1008,9 @@ function parseWrite(line: string): CacheWrite {
 export class DeltaWriter {
   readonly #path: string;
   #file: Deno.FsFile | undefined;
-  #pending = "";
+  readonly #text = new ChunkedText(() =>
+    this.#file ??= Deno.openSync(this.#path, { write: true, create: true, truncate: true })
+  );
   #lines = 0;
 
   /**
@@ -1035,22 +1037,15 @@ export class DeltaWriter {
       : write.op === "update"
       ? { op: "update", stack: stackRecord(write.stack) }
       : write;
-    this.#pending += `${JSON.stringify(line)}\n`;
+    this.#text.put(`${JSON.stringify(line)}\n`);
     this.#lines++;
-    if (this.#pending.length >= 65536) this.#flush();
   }
 
   /** Writes what is left and closes the delta. */
   close(): void {
-    if (this.#pending !== "") this.#flush();
+    this.#text.flush();
     this.#file?.close();
     this.#file = undefined;
-  }
-
-  #flush(): void {
-    this.#file ??= Deno.openSync(this.#path, { write: true, create: true, truncate: true });
-    writeAll(this.#file, this.#pending);
-    this.#pending = "";
   }
 }
 
@@ -1101,13 +1096,8 @@ export async function writeStoredPlan(
   const path = filePath(files, generation, "plan");
   const file = await Deno.open(`${path}.tmp`, { write: true, create: true, truncate: true });
   try {
-    let chunk = "";
-    const put = (line: string) => {
-      chunk += `${line}\n`;
-      if (chunk.length < 65536) return;
-      writeAll(file, chunk);
-      chunk = "";
-    };
+    const text = new ChunkedText(() => file);
+    const put = (line: string) => text.put(`${line}\n`);
     const lines = <T>(entries: readonly T[], form: (entry: T) => unknown) => {
       for (let at = 0; at < entries.length; at += PLAN_LINE) {
         put(JSON.stringify(entries.slice(at, at + PLAN_LINE).map(form)));
@@ -1126,7 +1116,7 @@ export async function writeStoredPlan(
         key === groupKey ? [stackId, groupKey, first] : [stackId, groupKey, first, key],
     );
     put("#end");
-    writeAll(file, chunk);
+    text.flush();
   } finally {
     file.close();
   }

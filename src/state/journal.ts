@@ -19,7 +19,7 @@ import type { Stack } from "../model.ts";
 import type { StackWriter } from "../reconcile/apply.ts";
 import type { TrashWriter } from "../trash/apply.ts";
 import { writeAll } from "../log.ts";
-import { readLines, replaceFile } from "./_files.ts";
+import { ChunkedText, readLines, replaceFile } from "./_files.ts";
 
 /** The format name of journal files. */
 export const JOURNAL_FORMAT = "stacksync-journal";
@@ -468,20 +468,17 @@ export class UserJournal {
   #writeStacks(): void {
     const { stacks, records, ...members } = this.#stacks!;
     this.#stacks = undefined;
-    let chunk = "";
+    const text = new ChunkedText(() => this.#file!);
     let count = 0;
     const recorded = records?.() ?? (function* () {
       for (const stack of stacks) yield recordStack(stack, members);
     })();
     for (const record of recorded) {
       count++;
-      chunk += `${JSON.stringify({ type: "stack", ...record })}\n`;
-      if (chunk.length >= 65536) {
-        writeAll(this.#file!, chunk);
-        chunk = "";
-      }
+      text.put(`${JSON.stringify({ type: "stack", ...record })}\n`);
     }
-    writeAll(this.#file!, `${chunk}${JSON.stringify({ type: "stacks-end", count })}\n`);
+    text.put(`${JSON.stringify({ type: "stacks-end", count })}\n`);
+    text.flush();
   }
 
   #failure(error: unknown): JournalError {
