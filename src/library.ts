@@ -70,6 +70,7 @@ import {
   type CacheRead,
   DeltaWriter,
   earlierSettings,
+  markCaches,
   newGeneration,
   pruneCache,
   readCache,
@@ -141,6 +142,12 @@ export interface PassCache {
   /** Wraps the writer so that each write's answer is recorded. */
   writes(writer: AnsweringWriter): AnsweringStackWriter;
   /**
+   * Records a stack read again just before a write (docs/safety.md, "Fresh ground") as the
+   * stack now, undefined when it is gone: a cover chosen by hand since the cache last read it is
+   * then known to the next pass, which plans the stack again.
+   */
+  reread(stackId: string, stack: Stack | undefined): void;
+  /**
    * Keeps the plan's entries (where nothing changes, the next pass plans the same), and writes
    * a full pass's library if the next pass can use it.
    */
@@ -162,10 +169,60 @@ export interface PassCache {
 export function leavingUndone(cache: PassCache, why: string): PassCache {
   return {
     writes: (writer) => cache.writes(writer),
+    reread: (stackId, stack) => cache.reread(stackId, stack),
     planned: (entries, plan) => cache.planned(entries, plan),
     finish: (end) => cache.finish({ ...end, unfinished: end.unfinished ?? why }),
   };
 }
+
+/**
+ * A cache recorder for a command that keeps no cache of its own but changes stacks (undo,
+ * restore): before its first cover change, which moves no asset's `updatedAt`, every cache of
+ * the server and user is marked so that its next pass is full (`markCaches`). Its other writes
+ * move their members' `updatedAt`, which the next incremental pass finds.
+ *
+ * @param stateDir STATE_DIR.
+ * @param owner API_URL without credentials, and the user's id.
+ * @param command The command, for the next pass's `Full pass: …` line.
+ * @returns The recorder.
+ */
+export function coverMarker(
+  stateDir: string,
+  owner: { readonly server: string; readonly userId: string },
+  command: string,
+): PassCache {
+  const why = `stacksync ${command} changed covers since the last pass, which no search for ` +
+    "changes finds";
+  return {
+    writes: (writer) => markingCovers(writer, () => markCaches(stateDir, owner, why)),
+    reread: () => {},
+    planned: () => Promise.resolve(),
+    finish: () => Promise.resolve(),
+  };
+}
+
+/**
+ * The writer with `mark` awaited once, before its first cover change is sent: a cover change
+ * that its process dies sending is marked all the same.
+ */
+function markingCovers(writer: AnsweringWriter, mark: () => Promise<void>): AnsweringWriter {
+  let marked: Promise<void> | undefined;
+  return {
+    createStack: (assetIds) => writer.createStack(assetIds),
+    updateStackPrimary: async (stackId, primaryAssetId) => {
+      await (marked ??= mark());
+      return await writer.updateStackPrimary(stackId, primaryAssetId);
+    },
+    deleteStack: (stackId) => writer.deleteStack(stackId),
+    stackWithPrimary: (assetId) => writer.stackWithPrimary(assetId),
+    trashAssets: (assetIds) => writer.trashAssets(assetIds),
+    restoreAssets: (assetIds) => writer.restoreAssets(assetIds),
+  };
+}
+
+/** What the caches of other settings say once a pass changed covers they do not record. */
+const OTHER_SETTINGS_COVERS = "a pass with other settings changed covers since the last pass, " +
+  "which no search for changes finds";
 
 /** A writer whose creates and updates answer with the members' `updatedAt` (the Immich client). */
 export interface AnsweringWriter extends AnsweringStackWriter {
@@ -1098,7 +1155,17 @@ class CacheRecorder implements PassCache {
       : new DeltaWriter(files, this.#planned.generation);
   }
 
-  writes(writer: AnsweringWriter): AnsweringStackWriter {
+  writes(answering: AnsweringWriter): AnsweringStackWriter {
+    // The caches of other settings of this server and user do not see this pass's covers.
+    const { options, settings, user, files, log } = this.#reading;
+    const { stateDir } = options;
+    const owner = { server: displayUrl(settings.apiUrl), userId: user.id };
+    const writer = stateDir === undefined ? answering : markingCovers(
+      answering,
+      () =>
+        markCaches(stateDir, owner, OTHER_SETTINGS_COVERS, files?.key)
+          .catch((error) => warnCacheUnwritten(log, error)),
+    );
     const delta = this.#delta;
     if (delta === undefined) return writer;
     return {
@@ -1120,6 +1187,11 @@ class CacheRecorder implements PassCache {
       trashAssets: (assetIds) => writer.trashAssets(assetIds),
       restoreAssets: (assetIds) => writer.restoreAssets(assetIds),
     };
+  }
+
+  reread(stackId: string, stack: Stack | undefined): void {
+    if (!this.#reading.options.record) return;
+    this.#delta?.record(stack === undefined ? { op: "delete", stackId } : { op: "update", stack });
   }
 
   async planned(entries: PlanEntries, plan: Plan): Promise<void> {

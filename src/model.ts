@@ -73,16 +73,44 @@ export interface Stack {
 }
 
 /**
- * A stack as the pass found it, carried by every action that deletes it, so that a replace
- * that cannot finish puts it back (Immich gives it a new id).
+ * A stack as the pass found it: the ground an action that changes it was planned on. Just before
+ * the write, the stack is read again and compared with it (`src/reconcile/ground.ts`).
  */
-export interface PreviousStack {
+export interface GroundStack {
   readonly id: string;
   readonly primaryAssetId: string;
   /** Every member, primary first, members Immich does not list included. */
   readonly assetIds: readonly string[];
+}
+
+/**
+ * A stack as the pass found it, carried by every action that deletes it, so that a replace
+ * that cannot finish puts it back (Immich gives it a new id).
+ */
+export interface PreviousStack extends GroundStack {
   /** Members in the trash: no create can put them back, Immich leaves them out. */
   readonly trashedAssetIds: readonly string[];
+}
+
+/**
+ * A member of a recorded stack: its id and, when known, its file name; members that
+ * `GET /stacks` does not list are marked, as in the trash or hidden (a live photo's video).
+ */
+export interface RecordedAsset {
+  readonly id: string;
+  readonly originalFileName?: string;
+  readonly trashed?: true;
+  readonly hidden?: true;
+}
+
+/**
+ * A stack as a journal or a backup records it, and as a write's ground is read just before the
+ * write: every member, the primary first.
+ */
+export interface RecordedStack {
+  readonly id: string;
+  readonly primaryAssetId: string;
+  readonly assets: readonly RecordedAsset[];
 }
 
 /**
@@ -218,6 +246,8 @@ export interface UpdatePrimaryAction {
   /** The group, parent first; `assetIds[0]` becomes the primary. */
   readonly assetIds: readonly string[];
   readonly reason: "primary-changed";
+  /** The stack `stackId` as the plan found it. */
+  readonly ground: GroundStack;
   readonly context: ActionContext;
 }
 
@@ -232,6 +262,8 @@ export interface GrowAction {
   readonly stackId: string;
   readonly assetIds: readonly string[];
   readonly reason: "group-grew";
+  /** The stack `stackId` as the plan found it. */
+  readonly ground: GroundStack;
   readonly context: ActionContext;
 }
 
@@ -312,14 +344,21 @@ export interface Plan {
 /**
  * Why an action was not carried out: a dry run, a shutdown signal before it started, a stack
  * it needed gone that could not be deleted, the server refusing the key (401 or 403) earlier in
- * the pass, or another replace it shares stacks with failing, which put those stacks back.
+ * the pass, another replace it shares stacks with failing, which put those stacks back, or the
+ * stack read again just before the write (docs/safety.md, "Fresh ground").
  */
 export type SkipCause =
   | "dry-run"
   | "aborted"
   | "deletion-failed"
   | "access-denied"
-  | "rolled-back";
+  | "rolled-back"
+  /** Read again just before the write, the stack was as the plan wants already. */
+  | "in-sync"
+  /** Read again just before the write, the stack conflicts with the group (no REPLACE_STACKS). */
+  | "needs-replace"
+  /** Read again just before the write, the stack's members changed: left for the next pass. */
+  | "changed";
 
 /** A stack deleted by a replace that could not finish, put back as it was. */
 export interface RestoredStack {

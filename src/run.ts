@@ -21,6 +21,7 @@ import {
 import { mergeEntries, placeEntries } from "./incremental/entries.ts";
 import type { Asset, Outcome, Plan, Stack, TrashPlan, User } from "./model.ts";
 import { type ApplyOptions, applyPlan, type StackWriter } from "./reconcile/apply.ts";
+import type { GroundRules } from "./reconcile/ground.ts";
 import {
   actsOnStackMembers,
   hasChanges,
@@ -172,6 +173,14 @@ export function countOutcomes(
       counts.failed++;
       continue;
     }
+    if (outcome.status === "skipped" && outcome.because === "in-sync") {
+      counts.inSync++;
+      continue;
+    }
+    if (outcome.status === "skipped" && outcome.because === "needs-replace") {
+      counts.needsReplace++;
+      continue;
+    }
     if (outcome.status === "skipped" && !(dryRun && outcome.because === "dry-run")) {
       counts.notDone++;
       continue;
@@ -305,7 +314,18 @@ export interface Prepared {
   readonly report?: (outcomes: readonly Outcome[], log: Logger) => { changedSince: number };
   /** Records the writes' answers and the pass's end in the cache of incremental passes. */
   readonly cache?: PassCache;
+  /**
+   * The rules the plan was made with, and the members its reads do not show: each action that
+   * changes a stack is judged again on them, on the stack read just before its write.
+   */
+  readonly ground: GroundRules;
 }
+
+/** What a pass that changes no stack prepares (fix-trash, an undo with nothing to undo). */
+export const NO_STACK_PLAN: Pick<Prepared, "plan" | "ground"> = {
+  plan: { actions: [], inSync: [], needsReplace: [] },
+  ground: { replaceStacks: false, removeSingleAssetStacks: false, resetStacks: false },
+};
 
 /**
  * One user's part of a pass that is not shared: what it needs, and reading and planning. The
@@ -372,12 +392,18 @@ async function prepare(
     reading ?? { record: false, now: Date.now, version: "" },
     userLog,
   );
+  const rules = {
+    replaceStacks: settings.replaceStacks,
+    removeSingleAssetStacks: settings.removeSingleAssetStacks,
+    resetStacks: settings.resetStacks,
+  };
   if ("reused" in input) {
     return {
       plan: input.reused,
       skippedAssets: input.skippedAssets,
       stacks: { stacks: [], fileNames: new Map() },
       ...(input.cache === undefined ? {} : { cache: input.cache }),
+      ground: rules,
     };
   }
   const { assets, stacks, groups, trashed } = input;
@@ -390,14 +416,13 @@ async function prepare(
   };
   const members = stackMembers(stacks, assets);
   const options: PlanOptions = {
-    replaceStacks: settings.replaceStacks,
-    removeSingleAssetStacks: settings.removeSingleAssetStacks,
-    resetStacks: settings.resetStacks,
+    ...rules,
     fileNames: members.fileNames,
     notFetched: members.notFetched,
     trashed,
   };
   let plan = timed(() => planStacks(stacks, groups, options));
+  let unseenMembers: ReadonlySet<string> | undefined;
   let planned: readonly Stack[] = stacks;
   const volatile = new Set<string>();
   // Members Immich does not list matter only to deletes, grows and replaces: look them up
@@ -407,6 +432,7 @@ async function prepare(
     const found = await findUnlisted(client, stacks, sets, userLog, input.rest?.otherStacks());
     if (found !== undefined) {
       planned = found.stacks;
+      unseenMembers = found.options.unseenMembers;
       plan = timed(() => planStacks(found.stacks, groups, { ...options, ...found.options }));
       for (const id of found.options.unseenMembers ?? []) volatile.add(id);
       found.stacks.forEach((stack, i) => {
@@ -450,6 +476,13 @@ async function prepare(
       ...(rest === undefined ? {} : { records: () => rest.records(marks) }),
     },
     ...(input.cache === undefined ? {} : { cache: input.cache }),
+    ground: {
+      ...rules,
+      notFetched: members.notFetched,
+      trashed,
+      unlisted: marks.unlisted,
+      ...(unseenMembers === undefined ? {} : { unseenMembers }),
+    },
   };
 }
 
@@ -551,7 +584,11 @@ const SKIP_WORDS: Readonly<Record<string, string>> = {
   "deletion-failed": "held back as a stack it needed deleted could not be",
   "access-denied": "not sent as the server refused the key",
   "rolled-back": "undone as a replace sharing its stacks failed",
+  "changed": "not sent as its stack changed since the pass read it",
 };
+
+/** Actions not sent as the stack, read again, needs no write or is left alone by the rules. */
+const SETTLED: ReadonlySet<string> = new Set(["dry-run", "in-sync", "needs-replace"]);
 
 /**
  * Lists after the summary what the pass left for the next run, so the failures need not be
@@ -563,7 +600,7 @@ function logLeftUndone(
   userLog: Logger,
 ): void {
   const undone = outcomes.filter((outcome) =>
-    outcome.status === "failed" || (outcome.status === "skipped" && outcome.because !== "dry-run")
+    outcome.status === "failed" || (outcome.status === "skipped" && !SETTLED.has(outcome.because))
   );
   for (const outcome of undone.slice(0, MAX_LEFT_UNDONE)) {
     if (outcome.status === "ok") continue;
@@ -627,7 +664,7 @@ async function processUser(
     // Released once the journal has them (it drops them at its first write): at 50 000 stacks
     // the stacks as read weigh tens of megabytes that applying does not need.
     let prepared: Prepared | undefined = await work.prepare(client, me, userLog);
-    const { plan, trash, report: reportExtra, skippedAssets, cache } = prepared;
+    const { plan, trash, report: reportExtra, skippedAssets, cache, ground } = prepared;
     // The whole plan is one line per action: built only when debug shows it.
     if (userLog.isEnabledFor("debug")) {
       for (const line of renderPlan(plan).slice(0, -1)) userLog.debug(literal(line));
@@ -660,6 +697,14 @@ async function processUser(
       pauseMs: settings.preventSelfRekt ? SELF_REKT_PAUSE_MS : 0,
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
       ...(journal === undefined ? {} : { recovery: "stacksync undo puts it back" }),
+      ground: {
+        rules: ground,
+        read: async (stackId) => {
+          const stack = await client.getStack(stackId);
+          if (!settings.dryRun) cache?.reread(stackId, stack);
+          return stack;
+        },
+      },
     };
     const outcomes = await applyPlan(plan, writer, applying);
     const trashOutcomes = trash === undefined ? [] : await applyTrash(trash, writer, {

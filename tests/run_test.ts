@@ -9,6 +9,7 @@ const grow: Action = {
   stackId: "s1",
   assetIds: ["c", "d", "e"],
   reason: "group-grew",
+  ground: { id: "s1", primaryAssetId: "c", assetIds: ["c", "d"] },
   context,
 };
 const primary: Action = {
@@ -16,6 +17,7 @@ const primary: Action = {
   stackId: "s2",
   assetIds: ["f", "g"],
   reason: "primary-changed",
+  ground: { id: "s2", primaryAssetId: "g", assetIds: ["g", "f"] },
   context,
 };
 const replace: Action = {

@@ -176,18 +176,45 @@ Deno.test("latestToUndo() takes the user's latest run on the server that is not 
   assert.equal(latestToUndo(all, "u9", "http://immich/api"), undefined);
 });
 
-Deno.test("undoTargets() puts a stack back without the members Immich lists nowhere, and says which", () => {
+Deno.test("undoTargets() puts a stack back with the members Immich lists nowhere, which no listing shows as changed", () => {
   const before: RecordedStack[] = [{
     id: "s1",
     primaryAssetId: "a",
     assets: [{ id: "a" }, { id: "b" }, { id: "t", trashed: true }, { id: "m", hidden: true }],
   }];
-  const writes = [deleted("s1"), created("n1", "a", "b", "c")];
-  const current = [stack("n1", "a", "b", "c")];
-  const targets = undoTargets({ before, writes, earlierUndos: [], current, force: false });
-  assert.deepEqual(targets.changedSince, []);
-  assert.deepEqual(groupsOf(targets), ["s1: a,b"]);
-  assert.deepEqual([...targets.leftOut], [["s1", ["t", "m"]]]);
+  // A replace: s1 deleted, a new stack made; t and m are listed in no stack now.
+  const replaced = undoTargets({
+    before,
+    writes: [deleted("s1"), created("n1", "a", "b", "c")],
+    earlierUndos: [],
+    current: [stack("n1", "a", "b", "c")],
+    force: false,
+  });
+  assert.deepEqual(replaced.changedSince, []);
+  assert.deepEqual(groupsOf(replaced), ["s1: a,b,t,m"]);
+  // A grow through the cover took m along (Immich keeps hidden members): GET /stacks lists the
+  // grown stack without it, which is no change after the run.
+  const grown = undoTargets({
+    before,
+    writes: [created("n2", "a", "b", "c")],
+    earlierUndos: [],
+    current: [stack("n2", "a", "b", "c")],
+    force: false,
+  });
+  assert.deepEqual(grown.changedSince, []);
+  assert.deepEqual(groupsOf(grown), ["s1: a,b,t,m"]);
+  assert.ok(grown.scope.has("m"));
+  // A member that left the grown stack since is a change, seen without the unlisted ones.
+  const drifted = undoTargets({
+    before,
+    writes: [created("n2", "a", "b", "c")],
+    earlierUndos: [],
+    current: [stack("n2", "a", "c")],
+    force: false,
+  });
+  assert.deepEqual(drifted.changedSince, [{ stackId: "n2", assetIds: ["a", "c"] }, {
+    assetIds: ["b"],
+  }]);
 });
 
 Deno.test("trashMoves() puts each photo back where it was before the run's first move of it", () => {

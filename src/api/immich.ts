@@ -117,11 +117,6 @@ export interface PermissionNeeds {
   /** FILTER_ALBUM_IDS as given: album names (not ids) are resolved through `GET /albums`. */
   readonly albums?: readonly string[];
   /**
-   * Whether it searches the assets (`asset.read`); a backup reads stacks only.
-   * @default {true}
-   */
-  readonly searches?: boolean;
-  /**
    * Whether it writes stacks (`stack.create`, `stack.update`, `stack.delete`).
    * @default {true}
    */
@@ -149,7 +144,6 @@ export interface PermissionNeeds {
  *   "user.read", "asset.read", "stack.read", "album.read",
  * ]);
  * assert.equal(neededPermissions({ dryRun: false }).length, 6);
- * assert.deepEqual(neededPermissions({ dryRun: true, searches: false }), ["user.read", "stack.read"]);
  * assert.deepEqual(neededPermissions({ dryRun: false, stacks: false, trash: true }), [
  *   "user.read", "asset.read", "stack.read", "asset.delete",
  * ]);
@@ -157,8 +151,7 @@ export interface PermissionNeeds {
  */
 export function neededPermissions(needs: PermissionNeeds): string[] {
   const writes = !needs.dryRun && needs.stacks !== false;
-  const needed = [...writes ? REQUIRED_PERMISSIONS : READ_PERMISSIONS]
-    .filter((permission) => needs.searches !== false || permission !== "asset.read");
+  const needed = [...writes ? REQUIRED_PERMISSIONS : READ_PERMISSIONS];
   if (!needs.dryRun && needs.trash === true) needed.push("asset.delete");
   if (needs.albums?.some((album) => !UUID.test(album))) needed.push("album.read");
   return needed;
@@ -410,8 +403,8 @@ export interface ImmichClient {
   /** `DELETE /stacks/{id}`; the assets stay. */
   deleteStack(stackId: string): Promise<void>;
   /**
-   * The user's own photos in the trash (timeline and archive), by id with their file names: a
-   * search of the trash alone.
+   * The user's own photos in the trash (timeline, archive and hidden ones), by id with their
+   * file names: a search of the trash, and one of hidden assets.
    */
   trashedAssets(): Promise<Map<string, string>>;
   /** `DELETE /assets` with `force: false`: to the trash, never deleted for good. */
@@ -1520,7 +1513,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     async trashedAssets() {
       const { id: userId } = await client.me();
       const names = new Map<string, string>();
-      for (const body of TRASH_SEARCHES) {
+      for (const body of [...TRASH_SEARCHES, HIDDEN_SEARCH]) {
         for (const [id, record] of await scan(body, userId)) {
           if (record.isTrashed !== true) continue;
           const name = record.originalFileName;

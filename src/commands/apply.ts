@@ -186,6 +186,7 @@ function applyWork(
         plan: { ...prepared.plan, actions: approval.apply },
         skippedAssets: prepared.skippedAssets,
         stacks: prepared.stacks,
+        ground: prepared.ground,
         ...(cache === undefined ? {} : { cache }),
         report: (outcomes, userLog) => {
           logCounts(

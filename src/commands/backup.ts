@@ -1,9 +1,10 @@
 /**
  * `stacksync backup [--out FILE]`: every stack of every key's user, with the members' file
- * names, in one JSON file (src/state/backup.ts). Without `--out` the file goes to
+ * names, in one JSON file (src/state/backup.ts), members `GET /stacks` does not list (in the
+ * trash, hidden) included and marked. Without `--out` the file goes to
  * `STATE_DIR/backups/<time>.json`; `--out -` writes it to standard output (the log then goes to
- * standard error). Only `GET /users/me` and `GET /stacks` are read; nothing is written to
- * Immich. A user that cannot be read stops the backup: no file is better than a file that
+ * standard error). Only `GET /users/me`, `GET /stacks` and the searches and lookups that find
+ * those members are read; nothing is written to Immich. A user that cannot be read stops the backup: no file is better than a file that
  * silently lacks a user.
  *
  * @module
@@ -12,6 +13,7 @@ import { getLogger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
 import { neededPermissions } from "../api/immich.ts";
 import { backupText, type BackupUser, sortStacks, writeBackupFile } from "../state/backup.ts";
+import { findUnlisted } from "../run.ts";
 import { recordStack } from "../state/journal.ts";
 import { type Command, immichClientOf, stateFolderOf } from "./command.ts";
 
@@ -29,15 +31,22 @@ export const backupCommand: Command = async (context) => {
       const client = immichClientOf(context, apiKey);
       try {
         await client.serverVersion();
-        await client.requirePermissions(neededPermissions({ dryRun: true, searches: false }));
+        await client.requirePermissions(neededPermissions({ dryRun: true }));
         const me = await client.me();
         user = me.name;
         const fileNames = new Map<string, string>();
-        const stacks = await client.listStacks({ fileNames });
+        const listed = await client.listStacks({ fileNames });
+        // Members GET /stacks does not list (in the trash, hidden) belong to their stack too.
+        const marks = { fileNames, notFetched: new Set<string>(), trashed: new Set<string>() };
+        const found = await findUnlisted(client, listed, marks, logger.with({ user }));
+        const stacks = found?.stacks ?? listed;
+        const unlisted = new Set([...marks.trashed, ...marks.notFetched]);
         users.push({
           id: me.id,
           name: me.name,
-          stacks: sortStacks(stacks.map((stack) => recordStack(stack, { fileNames }))),
+          stacks: sortStacks(
+            stacks.map((stack) => recordStack(stack, { ...marks, unlisted })),
+          ),
         });
         logger.info("Read {count} stacks of {user}", { user, count: stacks.length });
       } catch (error) {

@@ -18,13 +18,19 @@ import { criterionFields, parseCriteria } from "../grouping/criteria.ts";
 import type { Asset, CriterionField } from "../model.ts";
 import { promotionOptions } from "../library.ts";
 import { createParentOrder } from "../promotion/parent.ts";
-import { type RunOptions, runUsers, summaryLine, type UserReport, type UserWork } from "../run.ts";
+import {
+  NO_STACK_PLAN,
+  type RunOptions,
+  runUsers,
+  summaryLine,
+  type UserReport,
+  type UserWork,
+} from "../run.ts";
 import { orphanExtensions } from "../trash/raw.ts";
 import { planTrash, type TrashReport } from "../trash/plan.ts";
 import { summarizeTrash, trashMessage } from "../trash/render.ts";
 import { type Command, journalingOf, outcomeOf, warnIfUnjournaled } from "./command.ts";
 
-const NO_STACK_CHANGES = { actions: [], inSync: [], needsReplace: [] } as const;
 const NO_SKIPS: Readonly<Record<string, number>> = {};
 
 /** How many photos a debug line about what stays names. */
@@ -99,7 +105,7 @@ function fixTrashWork(settings: Settings, force: boolean): UserWork {
         if (stacked.has(asset.id)) fileNames.set(asset.id, asset.originalFileName);
       }
       return {
-        plan: NO_STACK_CHANGES,
+        ...NO_STACK_PLAN,
         trash: plan,
         trashSummary: summarizeTrash(report),
         skippedAssets: invalid > 0 ? { "invalid-data": invalid } : NO_SKIPS,

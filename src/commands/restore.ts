@@ -18,8 +18,10 @@ import { type Backup, type BackupUser, parseBackup } from "../state/backup.ts";
 import {
   type Command,
   type CommandContext,
+  coverMarking,
   immichClientOf,
   journalingOf,
+  logInTrash,
   outcomeOf,
   planTargets,
   readCommandFile,
@@ -107,11 +109,21 @@ function restoreWork(context: CommandContext, users: ReadonlyMap<string, BackupU
         stacks: groups.length,
         backup: backup.name,
       });
-      const plan = await planTargets(client, stacks, groups, {
+      const { plan, ground, inTrash } = await planTargets(client, stacks, groups, {
         fileNames: names,
         ...(options.exact ? { exactFor: "all" as const } : {}),
       }, log);
-      return { plan, skippedAssets: {}, stacks: { stacks, fileNames } };
+      return {
+        plan,
+        ground,
+        ...coverMarking(settings, user, "restore"),
+        skippedAssets: {},
+        stacks: { stacks, fileNames },
+        report: (outcomes, userLog) => {
+          logInTrash(inTrash, outcomes, names, "restore the backup again", userLog);
+          return { changedSince: 0 };
+        },
+      };
     },
   };
 }

@@ -11,7 +11,7 @@ import { displayUrl } from "../shown_url.ts";
 import { type ImmichClient, neededPermissions } from "../api/immich.ts";
 import { ConfigError } from "../config.ts";
 import type { Outcome, Plan, Stack, TrashPlan, TrashWrite } from "../model.ts";
-import { MAX_NAME_LOOKUPS, runUsers, type UserWork } from "../run.ts";
+import { MAX_NAME_LOOKUPS, NO_STACK_PLAN, runUsers, type UserWork } from "../run.ts";
 import type { FoundJournal, StateFolder } from "../state/folder.ts";
 import { latestToUndo, undoneStatus } from "../undo/history.ts";
 import { type ChangedSince, type TrashMove, trashMoves, undoTargets } from "../undo/targets.ts";
@@ -19,7 +19,9 @@ import { summarizeMoves } from "../trash/render.ts";
 import {
   type Command,
   type CommandContext,
+  coverMarking,
   journalingOf,
+  logInTrash,
   outcomeOf,
   planTargets,
   stateFolderOf,
@@ -61,7 +63,7 @@ function logResult(
     plan: Plan;
     run: string;
     changedSince: readonly ChangedSince[];
-    leftOut: ReadonlyMap<string, readonly string[]>;
+    inTrash: ReadonlyMap<string, readonly string[]>;
   },
   names: ReadonlyMap<string, string>,
   outcomes: readonly Outcome[],
@@ -88,13 +90,7 @@ function logResult(
     }
   }
   const name = (id: string) => names.get(id) ?? id;
-  for (const [old, ids] of context.leftOut) {
-    log.info(
-      "Stack {oldStackID} is back without {files}: in the trash or hidden when the run read " +
-        "it, Immich lists them in no stack",
-      { oldStackID: old, files: ids.map(name).join(", "), assets: ids.length },
-    );
-  }
+  logInTrash(context.inTrash, outcomes, names, `undo run ${context.run} again`, log);
   for (const { stackId, assetIds } of context.changedSince) {
     const fields = { filename: name(assetIds[0]), assets: assetIds.length, run: context.run };
     if (stackId !== undefined) {
@@ -190,7 +186,7 @@ function undoWork(
           { user: user.name },
         );
         return {
-          plan: { actions: [], inSync: [], needsReplace: [] },
+          ...NO_STACK_PLAN,
           skippedAssets: {},
           stacks: { stacks: [], fileNames: new Map() },
         };
@@ -223,7 +219,7 @@ function undoWork(
           if (originalFileName !== undefined && !names.has(id)) names.set(id, originalFileName);
         }
       }
-      const plan = await planTargets(client, now.stacks, targets.groups, {
+      const { plan, ground, inTrash } = await planTargets(client, now.stacks, targets.groups, {
         fileNames: names,
         exactFor: targets.scope,
       }, log);
@@ -231,13 +227,15 @@ function undoWork(
       const trash = moves.length === 0 ? undefined : await trashPlanOf(client, moves, log);
       return {
         plan,
+        ground,
+        ...coverMarking(settings, user, "undo"),
         ...(trash === undefined ? {} : { trash, trashSummary: summarizeMoves(trash) }),
         skippedAssets: {},
         stacks: now,
         journalAlways: true,
         undoes: run,
         report: (outcomes, userLog) => {
-          logResult({ plan, run, ...targets }, names, outcomes, userLog);
+          logResult({ plan, run, inTrash, ...targets }, names, outcomes, userLog);
           return { changedSince: targets.changedSince.length };
         },
       };

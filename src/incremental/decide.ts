@@ -26,6 +26,11 @@ export interface CacheState {
   readonly watermark: number;
   /** Why the last pass did not finish cleanly; absent when it did. */
   readonly unfinished?: string;
+  /**
+   * Why the cache's stacks may differ from the server's though no asset's `updatedAt` moved:
+   * covers changed since by a command or a pass that keeps no record in this cache.
+   */
+  readonly stale?: string;
   /** How many assets the last pass's writes moved. */
   readonly written: number;
 }
@@ -105,6 +110,7 @@ export function decidePass(input: DecisionInput): Decision {
   if (cache.unfinished !== undefined) {
     return full(`the last pass did not finish cleanly: ${cache.unfinished}`);
   }
+  if (cache.stale !== undefined) return full(cache.stale);
   if (input.now === undefined) {
     return full("the server's answers carry no Date, so the time since the last pass is unknown");
   }

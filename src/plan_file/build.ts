@@ -6,6 +6,7 @@
  * @module
  */
 import type { Action, AssetLabel, NeedsReplace, Plan, Stack } from "../model.ts";
+import { labelsOf } from "../reconcile/ground.ts";
 import { recordStack, type StacksAsRead } from "../state/journal.ts";
 import {
   actionId,
@@ -71,23 +72,6 @@ export function planUser(input: PlanUserInput): PlanUser {
     actions: plan.actions.map((action) => planAction(action, stackOf, read)),
     needsReplace: plan.needsReplace.map((conflict) => planConflict(conflict, stackOf, read)),
   };
-}
-
-/** The labels an action's context holds, by id: file names and, for grouped photos, times. */
-function labelsOf(entry: Action | NeedsReplace): Map<string, AssetLabel> {
-  const { context } = entry;
-  const labels = new Map<string, AssetLabel>();
-  for (
-    const label of [
-      ...context.removed ?? [],
-      ...context.previousPrimary === undefined ? [] : [context.previousPrimary],
-      ...context.added ?? [],
-      ...context.assets,
-    ]
-  ) {
-    labels.set(label.id, label);
-  }
-  return labels;
 }
 
 /** A photo: its name from the labels (or the id) and its capture time when it was read. */

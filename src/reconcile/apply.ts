@@ -27,22 +27,36 @@ import type {
   Outcome,
   Plan,
   PreviousStack,
+  RecordedStack,
   ReplaceAction,
   RestoredStack,
   Rollback,
   SkipCause,
 } from "../model.ts";
+import { checkGround, type FreshGround } from "./fresh.ts";
+import { type FreshVerdict, groundOf } from "./ground.ts";
 import { Lanes, pacer } from "./lanes.ts";
 import { fileList, replaceDeletionMessage, unfetchedMessage, writeMessage } from "./render.ts";
 
-/** The stack writes a plan needs, and the one read that checks a lost answer; the Immich client implements it. */
+/**
+ * The stack writes a plan needs, and the one read that checks a lost answer; the Immich client
+ * implements it. Each write may be given its `ground`: the stacks it changes as read just before
+ * it, with every member the pass knows (src/reconcile/ground.ts); the journal records them.
+ */
 export interface StackWriter {
   /** `POST /stacks`: the first id becomes the primary. Resolves to the new stack. */
-  createStack(assetIds: readonly string[]): Promise<{ id: string }>;
+  createStack(
+    assetIds: readonly string[],
+    ground?: readonly RecordedStack[],
+  ): Promise<{ id: string }>;
   /** `PUT /stacks/{id}` with a new primary that is already a member. */
-  updateStackPrimary(stackId: string, primaryAssetId: string): Promise<unknown>;
+  updateStackPrimary(
+    stackId: string,
+    primaryAssetId: string,
+    ground?: readonly RecordedStack[],
+  ): Promise<unknown>;
   /** `DELETE /stacks/{id}`: the assets stay, unstacked. */
-  deleteStack(stackId: string): Promise<void>;
+  deleteStack(stackId: string, ground?: readonly RecordedStack[]): Promise<void>;
   /**
    * `GET /stacks?primaryAssetId=…`: the stack whose primary is the asset, if any. It tells
    * whether a create whose answer never came (a time-out, a 5xx after the work) was done.
@@ -96,6 +110,13 @@ export interface ApplyOptions {
    * could put it back, e.g. `stacksync undo puts it back` when the writes are journaled.
    */
   readonly recovery?: string;
+  /**
+   * Fresh ground (docs/safety.md): each stack an action changes is read just before its write,
+   * in a dry run too, and the action judged again on it (`src/reconcile/fresh.ts`). Every
+   * command's pass gives it (`src/run.ts`); without it actions are sent on the plan's ground,
+   * as the applier's own tests do.
+   */
+  readonly ground?: FreshGround;
 }
 
 /**
@@ -143,19 +164,80 @@ export async function applyPlan(
 ): Promise<Outcome[]> {
   const logger = options.logger ?? getLogger(["stacksync", "reconcile"]);
   logLeftAlone(plan, logger);
-  if (options.dryRun) {
-    for (const action of plan.actions) {
-      logger.info(literal(writeMessage(action, { dryRun: true })), lineProperties(action));
-      const unfetched = unfetchedMessage(action, { dryRun: true });
-      if (unfetched !== undefined) logger.info(literal(unfetched), properties(action));
-      options.afterAction?.();
-    }
-    return plan.actions.map((action) => ({ action, status: "skipped", because: "dry-run" }));
-  }
+  if (options.dryRun) return await dryRun(plan, options, logger);
   const run = new Run(plan, writer, options, logger);
   await run.deletions();
   await run.listingWrites();
   return plan.actions.map((action) => run.outcomes.get(action)!);
+}
+
+/**
+ * A dry run: each action's line as a real run would send it, the stacks it changes read again
+ * first as in a real run, and nothing written.
+ */
+async function dryRun(plan: Plan, options: ApplyOptions, logger: Logger): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  let denied: string | undefined;
+  for (const action of plan.actions) {
+    if (denied !== undefined) {
+      outcomes.push({ action, status: "skipped", because: "access-denied" });
+      continue;
+    }
+    const judged = await judge(action, options, logger);
+    if ("outcome" in judged) {
+      outcomes.push(judged.outcome);
+      if (judged.outcome.status === "failed" && judged.outcome.accessDenied) {
+        denied = judged.outcome.error;
+      }
+      continue;
+    }
+    const sent = judged.send;
+    logger.info(literal(writeMessage(sent, { dryRun: true })), lineProperties(sent));
+    const unfetched = unfetchedMessage(sent, { dryRun: true });
+    if (unfetched !== undefined) logger.info(literal(unfetched), properties(sent));
+    options.afterAction?.();
+    outcomes.push({ action: sent, status: "skipped", because: "dry-run" });
+  }
+  return outcomes;
+}
+
+/** An action judged on fresh ground: what to send and on what, or its outcome when not sent. */
+type Judged =
+  | { readonly send: Action; readonly ground: readonly RecordedStack[] }
+  | { readonly outcome: Outcome };
+
+/**
+ * Judges an action on the stacks it changes as read now (`checkGround`), when the pass gives
+ * fresh ground and the action changes a stack that exists.
+ */
+async function judge(action: Action, options: ApplyOptions, logger: Logger): Promise<Judged> {
+  if (options.ground === undefined || groundOf(action).length === 0) {
+    return { send: action, ground: [] };
+  }
+  let verdict: FreshVerdict;
+  try {
+    verdict = await checkGround(action, options.ground, logger);
+  } catch (error) {
+    if (options.signal?.aborted) {
+      return { outcome: { action, status: "skipped", because: "aborted" } };
+    }
+    const what = `Failed to read stack ${groundOf(action).map((stack) => stack.id).join(", ")} ` +
+      `before ${describeWrite(action)}`;
+    const detail = message(error);
+    logger.error(literal(what), { ...properties(action), error: detail });
+    return {
+      outcome: {
+        action,
+        status: "failed",
+        error: `${what}: ${detail}`,
+        ...(isAccessDenied(error) ? { accessDenied: true } : {}),
+      },
+    };
+  }
+  if (verdict.kind === "holds" || verdict.kind === "replanned") {
+    return { send: verdict.action, ground: verdict.ground };
+  }
+  return { outcome: { action, status: "skipped", because: verdict.kind } };
 }
 
 /** A write that lists assets and depends on old stacks being gone: a replace or a reset's create. */
@@ -208,15 +290,8 @@ class Run {
     this.#logger = logger;
     this.#pace = pacer({ ...options, sleep: options.sleep ?? delay });
     for (const action of plan.actions) {
-      if (action.kind === "delete") {
-        this.#previous.set(action.stackId, {
-          id: action.stackId,
-          primaryAssetId: action.assetIds[0],
-          assetIds: action.assetIds,
-          trashedAssetIds: action.trashedAssetIds,
-        });
-      } else if (action.kind === "replace") {
-        for (const stack of action.previous) this.#previous.set(stack.id, stack);
+      if (action.kind === "delete" || action.kind === "replace") {
+        for (const stack of previousOf(action)) this.#previous.set(stack.id, stack);
       }
     }
   }
@@ -245,7 +320,11 @@ class Run {
     await lanes.idle();
   }
 
-  /** The deletions of one `delete` or `replace`, one after the other. */
+  /**
+   * The deletions of one `delete` or `replace`, one after the other, once the stacks they
+   * delete are read again: a stack that changed since the pass read it is kept, and with it
+   * every later write that lists its assets.
+   */
   async #deletion(action: DeleteAction | ReplaceAction, stackIds: readonly string[]) {
     const halt = await this.#ready();
     if (halt !== undefined) {
@@ -253,22 +332,41 @@ class Run {
       stackIds.forEach((id) => this.#keep(id));
       return;
     }
-    if (action.kind === "replace") {
-      const unfetched = unfetchedMessage(action, { dryRun: false });
-      if (unfetched !== undefined) this.#logger.info(literal(unfetched), properties(action));
+    const judged = await this.#judge(action);
+    if ("outcome" in judged) {
+      this.outcomes.set(action, judged.outcome);
+      stackIds.forEach((id) => this.#keep(id));
+      return;
+    }
+    const sent = judged.send as DeleteAction | ReplaceAction;
+    // A cover changed since the plan: a stack that must be put back is put back with it.
+    for (const stack of previousOf(sent)) this.#previous.set(stack.id, stack);
+    if (sent.kind === "replace") {
+      const unfetched = unfetchedMessage(sent, { dryRun: false });
+      if (unfetched !== undefined) this.#logger.info(literal(unfetched), properties(sent));
     }
     for (const [i, stackId] of stackIds.entries()) {
       if (i > 0) await this.#pace();
-      const failure = await this.#deleteOne(action, stackId);
+      const ground = judged.ground.filter((stack) => stack.id === stackId);
+      const failure = await this.#deleteOne(sent, stackId, ground);
       if (failure === undefined) continue;
       this.outcomes.set(action, failure);
       stackIds.slice(i).forEach((id) => this.#keep(id));
       break;
     }
     this.#options.afterAction?.();
-    if (action.kind === "delete" && !this.outcomes.has(action)) {
-      this.outcomes.set(action, { action, status: "ok" });
+    if (sent.kind === "delete" && !this.outcomes.has(action)) {
+      this.outcomes.set(action, { action: sent, status: "ok" });
     }
+  }
+
+  /** {@linkcode judge}, noting a refused key: no further write is sent. */
+  async #judge(action: Action): Promise<Judged> {
+    const judged = await judge(action, this.#options, this.#logger);
+    if ("outcome" in judged && judged.outcome.status === "failed" && judged.outcome.accessDenied) {
+      this.#denied = judged.outcome.error;
+    }
+    return judged;
   }
 
   /**
@@ -294,7 +392,11 @@ class Run {
       }
       if (action.kind === "delete" || action.kind === "replace") continue;
       const own = "stackId" in action ? [action.stackId] : [];
-      await lanes.start(this.#keysOf(action.assetIds, own), async () => {
+      // A grow or a new cover planned again lists only members of its stack as read then.
+      const listed = action.kind === "create"
+        ? action.assetIds
+        : [...action.assetIds, ...action.ground.assetIds];
+      await lanes.start(this.#keysOf(listed, own), async () => {
         if (!this.outcomes.has(action)) this.outcomes.set(action, await this.#single(action));
       });
     }
@@ -338,22 +440,28 @@ class Run {
       );
       return { action, status: "skipped", because: "deletion-failed" };
     }
-    const outcome = await this.#write(action);
+    const judged = await this.#judge(action);
+    if ("outcome" in judged) return judged.outcome;
+    const sent = judged.send as Exclude<Action, DeleteAction | ReplaceAction>;
+    const outcome = await this.#write(sent, judged.ground);
     this.#options.afterAction?.();
     return outcome;
   }
 
-  async #write(action: Exclude<Action, DeleteAction | ReplaceAction>): Promise<Outcome> {
+  async #write(
+    action: Exclude<Action, DeleteAction | ReplaceAction>,
+    ground: readonly RecordedStack[],
+  ): Promise<Outcome> {
     if (action.kind === "update-primary") {
       try {
-        await this.#writer.updateStackPrimary(action.stackId, action.assetIds[0]);
+        await this.#writer.updateStackPrimary(action.stackId, action.assetIds[0], ground);
       } catch (error) {
         return this.#failed(action, `Failed to update stack ${action.stackId}`, error);
       }
       this.#logWritten(action, lineProperties(action));
       return { action, status: "ok" };
     }
-    const result = await this.#create(action, action.assetIds);
+    const result = await this.#create(action, action.assetIds, ground);
     if (!result.done) {
       const what = action.kind === "grow" ? `update stack ${action.stackId}` : "create stack";
       return this.#failedCreate(action, `Failed to ${what}`, result);
@@ -583,7 +691,11 @@ class Run {
    * 2 assets (but for a 1-asset stack made on purpose, `single`). When no answer tells what
    * happened, the server is asked whether the stack exists.
    */
-  async #create(action: Action | undefined, assetIds: readonly string[]): Promise<CreateResult> {
+  async #create(
+    action: Action | undefined,
+    assetIds: readonly string[],
+    ground?: readonly RecordedStack[],
+  ): Promise<CreateResult> {
     // A grow lists the primary of the stack it grows: that stack is no sign the create was done.
     const before = action?.kind === "grow" ? action.stackId : undefined;
     const least = action !== undefined && "single" in action && action.single ? 1 : 2;
@@ -598,7 +710,7 @@ class Run {
       };
     }
     try {
-      return { done: true, id: (await this.#writer.createStack(assetIds)).id };
+      return { done: true, id: (await this.#writer.createStack(assetIds, ground)).id };
     } catch (error) {
       const detail = message(error);
       if (isAccessDenied(error)) {
@@ -632,9 +744,13 @@ class Run {
   }
 
   /** Deletes one stack for a `delete` or `replace` and logs it; returns the failed outcome. */
-  async #deleteOne(action: DeleteAction | ReplaceAction, stackId: string) {
+  async #deleteOne(
+    action: DeleteAction | ReplaceAction,
+    stackId: string,
+    ground: readonly RecordedStack[],
+  ) {
     try {
-      await this.#writer.deleteStack(stackId);
+      await this.#writer.deleteStack(stackId, ground);
     } catch (error) {
       return this.#failed(action, `Failed to delete stack ${stackId}`, error, stackId);
     }
@@ -686,6 +802,17 @@ class Run {
       ...(result.accessDenied ? { accessDenied: true } : {}),
     };
   }
+}
+
+/** The stacks a `delete` or `replace` deletes, as they were, to put back on failure. */
+function previousOf(action: DeleteAction | ReplaceAction): readonly PreviousStack[] {
+  if (action.kind === "replace") return action.previous;
+  return [{
+    id: action.stackId,
+    primaryAssetId: action.assetIds[0],
+    assetIds: action.assetIds,
+    trashedAssetIds: action.trashedAssetIds,
+  }];
 }
 
 /** 4xx but 401, 403 (the key) and 429 (retried): the server refused the request unread. */

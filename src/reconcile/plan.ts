@@ -20,6 +20,7 @@ import type {
   CreateAction,
   DeleteAction,
   DeleteReason,
+  GroundStack,
   InSyncStack,
   NeedsReplace,
   Plan,
@@ -266,6 +267,7 @@ export function planStacks(
             stackId: stack.id,
             assetIds,
             reason: "primary-changed",
+            ground: groundOf(stack),
             context: { ...context, previousPrimary: labelIn(assets, stack.primaryAssetId) },
           });
         }
@@ -279,6 +281,7 @@ export function planStacks(
           stackId: stack.id,
           assetIds: coverKept ? [stack.primaryAssetId, ...assetIds] : assetIds,
           reason: "group-grew",
+          ground: groundOf(stack),
           // The kept cover's label is filled in below, with the other names looked up.
           context: { ...context, added },
         });
@@ -577,13 +580,8 @@ class Membership {
   }
 
   previous(stack: Stack): PreviousStack {
-    const assetIds = membersOf(stack);
-    return {
-      id: stack.id,
-      primaryAssetId: stack.primaryAssetId,
-      assetIds,
-      trashedAssetIds: assetIds.filter((id) => this.trashed.has(id)),
-    };
+    const ground = groundOf(stack);
+    return { ...ground, trashedAssetIds: ground.assetIds.filter((id) => this.trashed.has(id)) };
   }
 
   whyRemoved(assetId: string, labels: Labels): RemovedAsset["reason"] {
@@ -663,6 +661,11 @@ class StackIndex {
  */
 export function membersOf(stack: Stack): string[] {
   return [...new Set([stack.primaryAssetId, ...stack.assetIds])];
+}
+
+/** A stack as an action that changes it is planned on: its cover and every member. */
+function groundOf(stack: Stack): GroundStack {
+  return { id: stack.id, primaryAssetId: stack.primaryAssetId, assetIds: membersOf(stack) };
 }
 
 /** A replace whose display context still lacks the labels of the assets it removes. */

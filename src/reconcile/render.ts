@@ -7,6 +7,7 @@
  */
 
 import type { Action, AssetLabel, Plan, RemovedAsset } from "../model.ts";
+import type { StackMove } from "./ground.ts";
 import { countPlan } from "./plan.ts";
 
 /** Options for {@linkcode writeMessage}. */
@@ -179,6 +180,51 @@ export function fileList(labels: readonly AssetLabel[], max = 5): string {
  */
 export function nameList(labels: readonly AssetLabel[], max = 5): string {
   return new NameList(max).plain(labels);
+}
+
+/**
+ * How the stacks an action changes moved since the pass read them, in words, for the line that
+ * says why the action is sent as planned again or not sent (docs/safety.md, "Fresh ground").
+ *
+ * @param moves The stacks that moved.
+ * @param labels File names of the assets, by id; an id stands in for a name not known.
+ * @returns E.g. `stack s1 has another cover: IMG_1_edited.jpg instead of IMG_1.jpg`.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { movesText } from "./render.ts";
+ *
+ * const moves = [
+ *   { stackId: "s1", gone: false, cover: { then: "a", now: "b" }, joined: [], left: [] },
+ *   { stackId: "s2", gone: false, joined: ["c"], left: ["d"] },
+ * ];
+ * const labels = new Map([["a", { id: "a", originalFileName: "IMG_1.jpg" }]]);
+ * assert.equal(
+ *   movesText(moves, labels),
+ *   "stack s1 has another cover: b instead of IMG_1.jpg; c joined stack s2; d left stack s2",
+ * );
+ * ```
+ */
+export function movesText(
+  moves: readonly StackMove[],
+  labels: ReadonlyMap<string, AssetLabel>,
+): string {
+  const names = (ids: readonly string[]) =>
+    nameList(ids.map((id) => labels.get(id) ?? { id, originalFileName: id }));
+  return moves.flatMap((move) => {
+    const stack = `stack ${move.stackId}`;
+    if (move.gone) return [`${stack} was deleted`];
+    return [
+      ...move.cover === undefined ? [] : [
+        `${stack} has another cover: ${names([move.cover.now])} instead of ${
+          names([move.cover.then])
+        }`,
+      ],
+      ...move.joined.length === 0 ? [] : [`${names(move.joined)} joined ${stack}`],
+      ...move.left.length === 0 ? [] : [`${names(move.left)} left ${stack}`],
+    ];
+  }).join("; ");
 }
 
 /** Options for {@linkcode renderPlan}. */

@@ -33,7 +33,13 @@ export interface Backup {
   readonly users: readonly BackupUser[];
 }
 
-const assetSchema = z.object({ id: z.string(), originalFileName: z.string().optional() });
+const assetSchema = z.object({
+  id: z.string(),
+  originalFileName: z.string().optional(),
+  // Members GET /stacks does not list; backups of stacksync 0.1 have none.
+  trashed: z.literal(true).optional(),
+  hidden: z.literal(true).optional(),
+});
 const stackSchema = stackSchemaOf(assetSchema);
 const backupSchema = z.object({
   format: z.literal(BACKUP_FORMAT),

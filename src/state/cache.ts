@@ -72,6 +72,8 @@ export interface CacheHeader {
   readonly watermark: number;
   /** Why the last pass did not finish cleanly; absent when it did. */
   readonly unfinished?: string;
+  /** Why the next pass must be full though the last one finished: see {@linkcode markCaches}. */
+  readonly stale?: string;
   /** The name part of the body, delta and plan files. */
   readonly generation: string;
   /** Lines of the delta that belong to the cache (the writes answered). */
@@ -102,6 +104,7 @@ const headerSchema = z.object({
   fullPassAt: z.number(),
   watermark: z.number(),
   unfinished: z.string().optional(),
+  stale: z.string().optional(),
   generation: z.string().regex(/^[0-9a-z]+$/),
   deltaLines: z.number(),
   offsets: z.array(z.number()),
@@ -235,6 +238,30 @@ async function listDir(dir: string): Promise<string[]> {
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return [];
     throw error;
+  }
+}
+
+/**
+ * Marks the caches of a server and user so that the next pass of each is full, saying why: a
+ * cover changed by a write that a cache does not record (an undo, a restore, a pass with other
+ * settings) moves no asset's `updatedAt`, so no search for changes would find it.
+ *
+ * @param stateDir STATE_DIR.
+ * @param owner API_URL without credentials, and the user's id.
+ * @param why What the next pass's `Full pass: …` line says.
+ * @param except The key of a cache that records the writes itself, left as it is.
+ */
+export async function markCaches(
+  stateDir: string,
+  owner: { readonly server: string; readonly userId: string },
+  why: string,
+  except?: string,
+): Promise<void> {
+  const { dir, prefix } = cacheFilesOf(stateDir, owner.server, owner.userId, {});
+  for (const { key, header } of await otherHeaders({ dir, prefix, key: except ?? "" })) {
+    if (header.stale === undefined) {
+      await writeCacheHeader({ dir, prefix, key }, { ...header, stale: why });
+    }
   }
 }
 

@@ -15,7 +15,7 @@
  */
 import { dirname } from "node:path";
 import { z } from "zod";
-import type { Stack } from "../model.ts";
+import type { RecordedAsset, RecordedStack, Stack } from "../model.ts";
 import type { StackWriter } from "../reconcile/apply.ts";
 import type { TrashWriter } from "../trash/apply.ts";
 import { writeAll } from "../log.ts";
@@ -63,23 +63,7 @@ export interface JournalHeader {
   readonly stacksync: string;
 }
 
-/**
- * A member of a recorded stack: its id and, when the run read it, its file name; members that
- * `GET /stacks` does not list are marked, as in the trash or hidden (a live photo's video).
- */
-export interface RecordedAsset {
-  readonly id: string;
-  readonly originalFileName?: string;
-  readonly trashed?: true;
-  readonly hidden?: true;
-}
-
-/** A stack as a journal or a backup records it: every member, the primary first. */
-export interface RecordedStack {
-  readonly id: string;
-  readonly primaryAssetId: string;
-  readonly assets: readonly RecordedAsset[];
-}
+export type { RecordedAsset, RecordedStack } from "../model.ts";
 
 /** One write as it was about to be sent. */
 export type WriteIntent =
@@ -208,12 +192,15 @@ const recordSchema = z.discriminatedUnion("type", [
   }),
 ]);
 /** An intent record, told apart by its operation. */
+/** The stacks a write changes as read just before it (absent in journals of stacksync 0.1). */
+const groundSchema = z.array(stackSchema).optional();
 const intentSchema = z.discriminatedUnion("op", [
   z.object({
     type: z.literal("intent"),
     seq: z.number(),
     op: z.literal("create"),
     assetIds: z.array(z.string()),
+    ground: groundSchema,
   }),
   z.object({
     type: z.literal("intent"),
@@ -221,12 +208,14 @@ const intentSchema = z.discriminatedUnion("op", [
     op: z.literal("update-primary"),
     stackId: z.string(),
     primaryAssetId: z.string(),
+    ground: groundSchema,
   }),
   z.object({
     type: z.literal("intent"),
     seq: z.number(),
     op: z.literal("delete"),
     stackId: z.string(),
+    ground: groundSchema,
   }),
   z.object({
     type: z.literal("intent"),
@@ -372,14 +361,17 @@ export class UserJournal {
   /**
    * Records a write before it is sent.
    *
+   * @param intent The write.
+   * @param ground The stacks it changes as read just before it, every member the pass knows:
+   *   for undo, they stand in for the stacks as read before the first write.
    * @returns The write's sequence number, for its outcome.
    * @throws {JournalError} When it cannot be recorded; the write must not be sent.
    */
-  intent(intent: WriteIntent): number {
+  intent(intent: WriteIntent, ground: readonly RecordedStack[] = []): number {
     this.open();
     const seq = ++this.#seq;
     this.#intents.set(seq, intent);
-    this.#record({ type: "intent", seq, ...intent });
+    this.#record({ type: "intent", seq, ...intent, ...(ground.length > 0 ? { ground } : {}) });
     return seq;
   }
 
@@ -536,9 +528,13 @@ export function recordStack(
  * the server answers.
  */
 export interface AnsweringStackWriter extends TrashWriter {
-  createStack(assetIds: readonly string[]): Promise<Stack>;
-  updateStackPrimary(stackId: string, primaryAssetId: string): Promise<Stack>;
-  deleteStack(stackId: string): Promise<void>;
+  createStack(assetIds: readonly string[], ground?: readonly RecordedStack[]): Promise<Stack>;
+  updateStackPrimary(
+    stackId: string,
+    primaryAssetId: string,
+    ground?: readonly RecordedStack[],
+  ): Promise<Stack>;
+  deleteStack(stackId: string, ground?: readonly RecordedStack[]): Promise<void>;
   stackWithPrimary(assetId: string): Promise<Stack | undefined>;
 }
 
@@ -615,9 +611,10 @@ export function journalWrites(
     intent: WriteIntent,
     write: () => Promise<T>,
     answer: (t: T) => Stack | undefined,
+    ground?: readonly RecordedStack[],
   ) => {
     let seq = 0;
-    record(() => seq = journal.intent(intent));
+    record(() => seq = journal.intent(intent, ground));
     let result: T;
     try {
       result = await write();
@@ -629,16 +626,27 @@ export function journalWrites(
     return result;
   };
   return {
-    createStack: (assetIds) =>
-      send({ op: "create", assetIds }, () => writer.createStack(assetIds), (stack) => stack),
-    updateStackPrimary: (stackId, primaryAssetId) =>
+    createStack: (assetIds, ground) =>
+      send(
+        { op: "create", assetIds },
+        () => writer.createStack(assetIds),
+        (stack) => stack,
+        ground,
+      ),
+    updateStackPrimary: (stackId, primaryAssetId, ground) =>
       send(
         { op: "update-primary", stackId, primaryAssetId },
         () => writer.updateStackPrimary(stackId, primaryAssetId),
         (stack) => stack,
+        ground,
       ),
-    deleteStack: (stackId) =>
-      send({ op: "delete", stackId }, () => writer.deleteStack(stackId), () => undefined),
+    deleteStack: (stackId, ground) =>
+      send(
+        { op: "delete", stackId },
+        () => writer.deleteStack(stackId),
+        () => undefined,
+        ground,
+      ),
     // A read: nothing to record.
     stackWithPrimary: (assetId) => writer.stackWithPrimary(assetId),
     trashAssets: (assetIds) =>
@@ -691,6 +699,39 @@ function checkVersion(version: number, path: string): void {
 }
 
 /**
+ * The stacks as read before the first write, each stack a write changed as read just before that
+ * write instead (its first one): the snapshot of an incremental pass comes from its cache, which
+ * cannot know a cover chosen by hand since, and lists only members `GET /stacks` shows. File
+ * names the read does not know are taken from the snapshot.
+ */
+function withGrounds(
+  stacks: readonly RecordedStack[],
+  grounds: ReadonlyMap<string, RecordedStack>,
+): RecordedStack[] {
+  if (grounds.size === 0) return [...stacks];
+  const byId = new Map(stacks.map((stack) => [stack.id, stack]));
+  const named = (ground: RecordedStack): RecordedStack => {
+    const names = new Map(
+      (byId.get(ground.id)?.assets ?? []).map((asset) => [asset.id, asset.originalFileName]),
+    );
+    return {
+      ...ground,
+      assets: ground.assets.map((asset) => {
+        const name = asset.originalFileName ?? names.get(asset.id);
+        return name === undefined ? asset : { ...asset, originalFileName: name };
+      }),
+    };
+  };
+  return [
+    ...stacks.map((stack) => {
+      const ground = grounds.get(stack.id);
+      return ground === undefined ? stack : named(ground);
+    }),
+    ...[...grounds.values()].filter((ground) => !byId.has(ground.id)),
+  ];
+}
+
+/**
  * Reads a journal, plain or gzip-compressed. A torn last line (the process was killed while
  * writing it) is ignored; a write with an intent and no outcome has the outcome `unknown`.
  *
@@ -703,6 +744,7 @@ function checkVersion(version: number, path: string): void {
 export async function readJournal(path: string): Promise<JournalContents> {
   let header: JournalHeader | undefined;
   const stacks: RecordedStack[] = [];
+  const grounds = new Map<string, RecordedStack>();
   let stacksComplete = false;
   const intents = new Map<number, WriteIntent>();
   const outcomes = new Map<number, WriteOutcome>();
@@ -744,7 +786,13 @@ export async function readJournal(path: string): Promise<JournalContents> {
         break;
       case "intent": {
         const { type: _type, seq, ...intent } = record;
-        intents.set(seq, intent);
+        if ("ground" in intent) {
+          const { ground, ...write } = intent;
+          for (const stack of ground ?? []) {
+            if (!grounds.has(stack.id)) grounds.set(stack.id, stack);
+          }
+          intents.set(seq, write);
+        } else intents.set(seq, intent);
         break;
       }
       case "done":
@@ -781,7 +829,7 @@ export async function readJournal(path: string): Promise<JournalContents> {
   }
   return {
     header,
-    stacks,
+    stacks: withGrounds(stacks, grounds),
     stacksComplete,
     writes,
     summary: {

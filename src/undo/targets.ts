@@ -46,11 +46,9 @@ export interface ChangedSince {
 /** What to plan for an undo. */
 export interface UndoTargets {
   /**
-   * Members of the stacks of before that no target holds: in the trash or hidden when the run
-   * read them, so `GET /stacks` lists them nowhere and no create may list one. By old stack id.
+   * The stacks of before to put back, parent first, every member the journal holds (those in
+   * the trash or hidden included); each key is the old stack id.
    */
-  readonly leftOut: ReadonlyMap<string, readonly string[]>;
-  /** The stacks of before to put back, parent first; each key is the old stack id. */
   readonly groups: PlanGroup[];
   /** The assets the run changed, but those left alone: `exactFor` of `planStacks`. */
   readonly scope: ReadonlySet<string>;
@@ -58,7 +56,11 @@ export interface UndoTargets {
   readonly changedSince: ChangedSince[];
 }
 
-/** A stack during the replay; `content` identifies members and primary, whatever the id. */
+/**
+ * A stack during the replay; `content` identifies members and primary, whatever the id. It
+ * names only the members `GET /stacks` lists: those the journal marks as in the trash or hidden
+ * are members all the same, but no listing of the stacks now shows them.
+ */
 interface SimStack {
   readonly id: string | undefined;
   readonly primary: string;
@@ -66,11 +68,16 @@ interface SimStack {
   readonly content: string;
 }
 
-function simStack(id: string | undefined, primary: string, members: Iterable<string>): SimStack {
-  const unique = [...new Set([primary, ...members])];
-  const sorted = unique.slice(1).sort();
-  return { id, primary, members: unique, content: `${primary}|${sorted.join(",")}` };
+/** Makes the replay's stacks, their contents without the members no listing shows. */
+function simStacks(unlisted: ReadonlySet<string>) {
+  return (id: string | undefined, primary: string, members: Iterable<string>): SimStack => {
+    const unique = [...new Set([primary, ...members])];
+    const sorted = unique.slice(1).filter((member) => !unlisted.has(member)).sort();
+    return { id, primary, members: unique, content: `${primary}|${sorted.join(",")}` };
+  };
 }
+
+type SimStackOf = ReturnType<typeof simStacks>;
 
 /** The replay: which stack each asset is in, by asset and by stack id. */
 class Replay {
@@ -80,18 +87,25 @@ class Replay {
   readonly seen: Map<string, string[]>;
   /** Whether a write's starting point counts as seen, or only what the writes made. */
   readonly #recordBefore: boolean;
+  readonly #simStack: SimStackOf;
 
   /**
    * @param stacks The stacks the writes started from.
    * @param seen Where the contents go (shared between replays).
-   * @param recordBefore Count the stacks the writes start from as seen too: yes for the run
-   *   (they are the stacks of before), no for an earlier undo (it may have left alone stacks
-   *   that had changed, which must not become acceptable through it).
+   * @param options `recordBefore`: count the stacks the writes start from as seen too: yes for
+   *   the run (they are the stacks of before), no for an earlier undo (it may have left alone
+   *   stacks that had changed, which must not become acceptable through it); `simStack`: how
+   *   the stacks the writes make are made.
    */
-  constructor(stacks: Iterable<SimStack>, seen: Map<string, string[]>, recordBefore: boolean) {
+  constructor(
+    stacks: Iterable<SimStack>,
+    seen: Map<string, string[]>,
+    options: { readonly recordBefore: boolean; readonly simStack: SimStackOf },
+  ) {
     for (const stack of stacks) this.#add(stack);
     this.seen = seen;
-    this.#recordBefore = recordBefore;
+    this.#recordBefore = options.recordBefore;
+    this.#simStack = options.simStack;
   }
 
   contentOf(assetId: string): string {
@@ -147,7 +161,7 @@ class Replay {
         const members = answer?.assetIds ?? stack.members;
         return {
           removed: [stack],
-          added: [simStack(stack.id, intent.primaryAssetId, members)],
+          added: [this.#simStack(stack.id, intent.primaryAssetId, members)],
         };
       }
       case "create": {
@@ -164,12 +178,16 @@ class Replay {
           if (listed.has(old.primary)) { for (const id of old.members) members.add(id); }
         }
         for (const id of answer?.assetIds ?? []) members.add(id);
-        const created = simStack(answer?.id, answer?.primaryAssetId ?? intent.assetIds[0], members);
+        const created = this.#simStack(
+          answer?.id,
+          answer?.primaryAssetId ?? intent.assetIds[0],
+          members,
+        );
         const added = [created];
         for (const old of olds) {
           if (listed.has(old.primary)) continue;
           const rest = old.members.filter((id) => !members.has(id));
-          added.push(simStack(old.id, old.primary, rest));
+          added.push(this.#simStack(old.id, old.primary, rest));
         }
         return { removed: [...olds], added };
       }
@@ -199,14 +217,6 @@ interface Change {
 
 function undoOf(change: Change): Change {
   return { removed: change.added, added: change.removed };
-}
-
-function fromRecorded(stack: RecordedStack): SimStack {
-  return simStack(stack.id, stack.primaryAssetId, stack.assets.map((asset) => asset.id));
-}
-
-function fromStack(stack: Stack): SimStack {
-  return simStack(stack.id, stack.primaryAssetId, stack.assetIds);
 }
 
 /**
@@ -242,22 +252,28 @@ function fromStack(stack: Stack): SimStack {
  * ```
  */
 export function undoTargets(input: UndoInput): UndoTargets {
-  // Compared with what GET /stacks lists, stacks of before are what it listed of them (a
-  // trashed primary stays the primary, as GET /stacks still names it).
-  const leftOut = new Map<string, string[]>();
-  const before = input.before.map((stack) => {
-    const hidden = stack.assets.filter((asset) => asset.trashed || asset.hidden);
-    if (hidden.length === 0) return stack;
-    leftOut.set(stack.id, hidden.map((asset) => asset.id));
-    const listed = stack.assets.filter((asset) => !asset.trashed && !asset.hidden);
-    return { ...stack, assets: listed };
-  }).filter((stack) => stack.assets.length > 0);
+  // Compared with what GET /stacks lists, a stack's content leaves out the members the journals
+  // mark as in the trash or hidden (a trashed primary stays the primary, as GET /stacks still
+  // names it); they are members all the same, and put back with their stack.
+  const unlisted = new Set<string>();
+  for (const stacks of [input.before, ...input.earlierUndos.map((undo) => undo.before)]) {
+    for (const stack of stacks) {
+      for (const asset of stack.assets) if (asset.trashed || asset.hidden) unlisted.add(asset.id);
+    }
+  }
+  const simStack = simStacks(unlisted);
+  const fromRecorded = (stack: RecordedStack) =>
+    simStack(stack.id, stack.primaryAssetId, stack.assets.map((asset) => asset.id));
+  const before = input.before;
   const seen = new Map<string, string[]>();
-  const replay = new Replay(before.map(fromRecorded), seen, true);
+  const replay = new Replay(before.map(fromRecorded), seen, { recordBefore: true, simStack });
   const changed = new Set<string>();
   for (const write of input.writes) for (const id of replay.apply(write)) changed.add(id);
   for (const undo of input.earlierUndos) {
-    const again = new Replay(undo.before.map(fromRecorded), seen, false);
+    const again = new Replay(undo.before.map(fromRecorded), seen, {
+      recordBefore: false,
+      simStack,
+    });
     for (const write of undo.writes) again.apply(write);
   }
 
@@ -269,7 +285,11 @@ export function undoTargets(input: UndoInput): UndoTargets {
     if (stack !== undefined) targets.add(stack);
   }
 
-  const now = new Replay(input.current.map(fromStack), new Map(), false);
+  const now = new Replay(
+    input.current.map((stack) => simStack(stack.id, stack.primaryAssetId, stack.assetIds)),
+    new Map(),
+    { recordBefore: false, simStack },
+  );
   // An asset may be as it was before the run, or as any of the recorded writes left it.
   const acceptable = (id: string) => {
     const stack = beforeOf.get(id);
@@ -277,6 +297,8 @@ export function undoTargets(input: UndoInput): UndoTargets {
   };
   const checked = new Set(changed);
   for (const stack of targets) for (const asset of stack.assets) checked.add(asset.id);
+  // No listing shows where a member in the trash or hidden is now: only its stack tells.
+  for (const id of unlisted) checked.delete(id);
   const drifted = input.force
     ? []
     : [...checked].filter((id) => !acceptable(id).includes(now.contentOf(id)));
@@ -314,12 +336,10 @@ export function undoTargets(input: UndoInput): UndoTargets {
       })),
     });
   }
-  const targeted = new Set(groups.map((group) => group.key));
   return {
     groups,
     scope: new Set([...changed].filter((id) => !left.has(id))),
     changedSince,
-    leftOut: new Map([...leftOut].filter(([id]) => targeted.has(id))),
   };
 }
 
