@@ -520,8 +520,10 @@ function stackMembers(stacks: readonly Stack[], assets: readonly Asset[]) {
  * @param stacks The stacks as `GET /stacks` listed them.
  * @param sets File names, and the members the plan must keep and must not list, filled in.
  * @param userLog The user's logger.
- * @param others Stacks the pass does not plan (an incremental pass's rest), by their cover: a
- *   cover of one of them is known as such, and its members are not looked up.
+ * @param others For an incremental pass, the stacks it does not plan (its rest), by their cover:
+ *   a cover of one of them is known as such, and its members are not looked up. The pass's
+ *   stacks then come from its cache, whose covers a hand may have changed since: such a cover in
+ *   the trash or hidden is confirmed first (`cachedCovers`), as a full pass would know it.
  * @returns The stacks with those members, and the plan options that name them.
  */
 export async function findUnlisted(
@@ -533,9 +535,12 @@ export async function findUnlisted(
     readonly trashed: Set<string>;
   },
   userLog: Logger,
-  others: readonly Stack[] = [],
+  others?: readonly Stack[],
 ): Promise<{ stacks: Stack[]; options: Partial<PlanOptions> } | undefined> {
-  const found = await client.findUnlistedMembers([...stacks, ...others]);
+  const found = await client.findUnlistedMembers(
+    [...stacks, ...others ?? []],
+    { cachedCovers: others !== undefined },
+  );
   // Only the planned stacks matter: the others are known only to tell covers from other assets.
   const planned = new Set(stacks.map((stack) => stack.id));
   const members = found.members.filter((member) => planned.has(member.stackId));

@@ -326,9 +326,15 @@ export interface ImmichClient {
    * that are in a stack (a search of the trash and of hidden assets, with and without stacked
    * ones), each looked up with `GET /assets/{id}`.
    * @param stacks The stacks `listStacks` returned.
+   * @param options `cachedCovers`: the stacks come from a cache, whose covers may have been
+   *   changed by hand since: one that is in the trash or hidden is taken as a cover only when
+   *   `GET /stacks?primaryAssetId=` says it still is one, else looked up like any member.
    * @throws {PermanentError} When more than {@linkcode MAX_UNLISTED_LOOKUPS} need a lookup.
    */
-  findUnlistedMembers(stacks: readonly Stack[]): Promise<UnlistedMembers>;
+  findUnlistedMembers(
+    stacks: readonly Stack[],
+    options?: { readonly cachedCovers?: boolean },
+  ): Promise<UnlistedMembers>;
   /** `GET /stacks?primaryAssetId=…`: the stack whose primary the asset is, if any. */
   stackWithPrimary(assetId: string): Promise<Stack | undefined>;
   /** `GET /assets/{id}` for each asset: its file name, for messages; assets gone are left out. */
@@ -1399,7 +1405,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     faults() {
       return faultCount;
     },
-    async findUnlistedMembers(stacks) {
+    async findUnlistedMembers(stacks, options = {}) {
       const { id: userId } = await client.me();
       const unlisted = new Map<string, { name: string; trashed: boolean }>();
       for (const body of [...TRASH_SEARCHES, HIDDEN_SEARCH]) {
@@ -1427,13 +1433,19 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
       const members: UnlistedMember[] = [];
       let unnamed = 0;
       for (const [id, { name, trashed }] of unlisted) {
-        const stackId = byPrimary.get(id) ??
+        const cover = byPrimary.get(id);
+        const stackId = (cover === undefined || !options.cachedCovers
+          ? cover
+          : (await client.stackWithPrimary(id))?.id) ??
           (await http.request("GET", `/assets/${encodeURIComponent(id)}`, {
             schema: assetStackSchema,
           })).stack?.id;
-        if (stackId === undefined) unnamed++;
-        // A stack made after GET /stacks is not in the plan: nothing acts on it.
-        else if (known.has(stackId)) members.push({ id, originalFileName: name, stackId, trashed });
+        if (stackId === undefined) {
+          unnamed++;
+        } // A stack made after GET /stacks is not in the plan: nothing acts on it.
+        else if (known.has(stackId)) {
+          members.push({ id, originalFileName: name, stackId, trashed });
+        }
       }
       return { members, unseenStackIds: unnamed === 0 ? [] : mayHideMembers(stacks) };
     },
