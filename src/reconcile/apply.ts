@@ -168,7 +168,12 @@ export async function applyPlan(
   const run = new Run(plan, writer, options, logger);
   await run.deletions();
   await run.listingWrites();
-  return plan.actions.map((action) => run.outcomes.get(action)!);
+  return plan.actions.map((action) => {
+    const outcome = run.outcomes.get(action)!;
+    // A replace planned again on fresh ground runs as the component of the plan's action.
+    const sent = run.sent.get(action);
+    return sent === undefined || outcome.action !== action ? outcome : { ...outcome, action: sent };
+  });
 }
 
 /**
@@ -263,6 +268,8 @@ type CreateResult =
 /** One real run of a plan: the outcomes so far and what the server's stacks now are. */
 class Run {
   readonly outcomes = new Map<Action, Outcome>();
+  /** Actions sent otherwise than planned, as judged on fresh ground, by the plan's action. */
+  readonly sent = new Map<Action, Action>();
   readonly #plan: Plan;
   readonly #writer: StackWriter;
   readonly #options: ApplyOptions;
@@ -339,6 +346,7 @@ class Run {
       return;
     }
     const sent = judged.send as DeleteAction | ReplaceAction;
+    if (sent !== action) this.sent.set(action, sent);
     // A cover changed since the plan: a stack that must be put back is put back with it.
     for (const stack of previousOf(sent)) this.#previous.set(stack.id, stack);
     if (sent.kind === "replace") {

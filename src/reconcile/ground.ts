@@ -226,7 +226,17 @@ export function freshVerdict(
       };
     case "replace": {
       const previous = action.previous.map((stack, i) => ({ ...stack, ...fresh[i] }));
-      return { kind: "replanned", action: { ...action, previous }, ground, moves };
+      // What leaves is named in the order of the members, cover first, as a plan names it.
+      const order = fresh.flatMap((stack) => stack.assetIds);
+      const removed = action.context.removed === undefined ? {} : {
+        removed: order.flatMap((id) => action.context.removed!.filter((label) => label.id === id)),
+      };
+      return {
+        kind: "replanned",
+        action: { ...action, previous, context: { ...action.context, ...removed } },
+        ground,
+        moves,
+      };
     }
     case "grow":
     case "update-primary":
