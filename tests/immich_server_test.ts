@@ -648,6 +648,30 @@ Deno.test("startImmichServer() leaves trashed, hidden and locked members out of 
   }]);
 });
 
+Deno.test("startImmichServer() takes a hidden asset a create lists into the stack, and lists it nowhere", async () => {
+  // Immich v3.1.0's source: StackRepository.create sets the new stack on every listed id, and
+  // the access check of StackService.create (asset.update, AccessRepository.asset
+  // .checkOwnerAccess) refuses only locked assets; its answer, as GET /stacks, shows members of
+  // timeline or archive visibility alone (withDefaultVisibility).
+  await using server = await startImmichServer();
+  const { user, client, assets: [a, b, c] } = fourAssetUser(server);
+  server.updateAsset(c.id, { visibility: "hidden" });
+  const before = server.updatedAt(c.id);
+  const created = await client.call("POST", "/stacks", { assetIds: [a.id, b.id, c.id] });
+  assert.equal(created.status, 201);
+  const listed = (body: unknown) => (body as { assets: { id: string }[] }).assets.map((x) => x.id);
+  assert.deepEqual(listed(created.body), [a.id, b.id]);
+  const [stack] = server.stacks(user.id);
+  assert.deepEqual(stack.assetIds, [a.id, b.id, c.id]);
+  assert.notEqual(server.updatedAt(c.id), before);
+  assert.deepEqual(listed((await client.call("GET", `/stacks/${stack.id}`)).body), [a.id, b.id]);
+  // A cover changed in Immich's web page moves no asset's updatedAt.
+  const times = [a, b, c].map((asset) => server.updatedAt(asset.id));
+  const moved = await client.call("PUT", `/stacks/${stack.id}`, { primaryAssetId: b.id });
+  assert.equal(moved.status, 200);
+  assert.deepEqual([a, b, c].map((asset) => server.updatedAt(asset.id)), times);
+});
+
 // ---------------------------------------------------------------------------------------------
 // Faults.
 // ---------------------------------------------------------------------------------------------
