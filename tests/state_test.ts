@@ -405,3 +405,40 @@ Deno.test("readStoredPlan() refuses a plan file cut short or of the JSON form of
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("readJournal() takes the ground a write recorded in place of the stack as read before the run", async () => {
+  await withFolder(async (dir) => {
+    const state = await openStateFolder(dir, { write: true });
+    const run = await state.startRun(start());
+    // Read from a cache: the cover is stale, the hidden video unknown.
+    const journal = run.forUser(USER, {
+      stacks: [
+        { id: "s1", primaryAssetId: "jpg", assetIds: ["jpg", "edit"] },
+        { id: "s2", primaryAssetId: "x", assetIds: ["x", "y"] },
+      ],
+      fileNames: new Map([["jpg", "IMG_1.jpg"], ["edit", "IMG_1_edited.jpg"]]),
+    });
+    const writer = journalWrites(fakeWriter(), journal);
+    const ground = {
+      id: "s1",
+      primaryAssetId: "edit",
+      assets: [{ id: "edit" }, { id: "jpg" }, { id: "mov", hidden: true as const }],
+    };
+    await writer.createStack(["edit", "jpg", "new"], [ground]);
+    await journal.close();
+    const read = await readJournal(join(dir, "runs", run.id, "u1.jsonl.gz"));
+    assert.deepEqual(read.stacks, [
+      {
+        id: "s1",
+        primaryAssetId: "edit",
+        assets: [
+          { id: "edit", originalFileName: "IMG_1_edited.jpg" },
+          { id: "jpg", originalFileName: "IMG_1.jpg" },
+          { id: "mov", hidden: true },
+        ],
+      },
+      { id: "s2", primaryAssetId: "x", assets: [{ id: "x" }, { id: "y" }] },
+    ]);
+    assert.deepEqual(read.writes[0].intent, { op: "create", assetIds: ["edit", "jpg", "new"] });
+  });
+});
