@@ -522,8 +522,9 @@ function stackMembers(stacks: readonly Stack[], assets: readonly Asset[]) {
  * @param userLog The user's logger.
  * @param others For an incremental pass, the stacks it does not plan (its rest), by their cover:
  *   a cover of one of them is known as such, and its members are not looked up. The pass's
- *   stacks then come from its cache, whose covers a hand may have changed since: such a cover in
- *   the trash or hidden is confirmed first (`cachedCovers`), as a full pass would know it.
+ *   stacks then come from its cache, whose covers a hand may have changed since: a stack whose
+ *   cover is in the trash or hidden now and is its cover no longer is read again and planned as
+ *   read (`cachedCovers`), as a full pass knows it.
  * @returns The stacks with those members, and the plan options that name them.
  */
 export async function findUnlisted(
@@ -545,11 +546,17 @@ export async function findUnlisted(
   const planned = new Set(stacks.map((stack) => stack.id));
   const members = found.members.filter((member) => planned.has(member.stackId));
   const unseenStackIds = found.unseenStackIds.filter((id) => planned.has(id));
+  const refreshed = new Map(
+    found.refreshed.filter((stack) => planned.has(stack.id)).map((stack) => [stack.id, stack]),
+  );
   userLog.debug("Found {count} trashed or hidden stack members", {
     count: members.length,
     unseenStacks: unseenStackIds.length,
+    readAgain: refreshed.size,
   });
-  if (members.length === 0 && unseenStackIds.length === 0) return undefined;
+  if (members.length === 0 && unseenStackIds.length === 0 && refreshed.size === 0) {
+    return undefined;
+  }
   if (unseenStackIds.length > 0) {
     userLog.info(
       "Immich does not name the stack of some trashed or hidden assets: {count} stacks that " +
@@ -565,7 +572,9 @@ export async function findUnlisted(
     else sets.notFetched.add(member.id);
   }
   return {
-    stacks: stacks.map((stack) => {
+    stacks: stacks.map((cached) => {
+      // A stack whose cover in the cache was one no longer is planned as read again.
+      const stack = refreshed.get(cached.id) ?? cached;
       const more = extra.get(stack.id);
       return more === undefined ? stack : { ...stack, assetIds: [...stack.assetIds, ...more] };
     }),

@@ -663,6 +663,35 @@ Deno.test("findUnlistedMembers() finds trashed and hidden stack members and the 
   }
 });
 
+Deno.test("findUnlistedMembers() of cached stacks reads again a stack whose trashed cover is one no longer", async () => {
+  const made: Record<string, string> = {};
+  await using lib = await library("3.1.0", (server, user) => {
+    const [a, b] = server.addAssets(user.id, [
+      { originalFileName: "a.jpg" },
+      { originalFileName: "b.jpg" },
+    ]);
+    made.a = a.id;
+    made.b = b.id;
+    made.stack = server.addStack(user.id, [a.id, b.id]).id;
+    // In Immich's web page: b becomes the cover, then a goes to the trash.
+    server.setStackPrimary(user.id, made.stack, b.id);
+    server.updateAsset(a.id, { isTrashed: true });
+  });
+  // The cache still has a as the cover.
+  const cached = [{ id: made.stack, primaryAssetId: made.a, assetIds: [made.a, made.b] }];
+  const trusted = await lib.immich.findUnlistedMembers(cached);
+  assert.deepEqual(trusted.unseenStackIds, []);
+  assert.equal(trusted.members[0]?.stackId, made.stack);
+  const checked = await lib.immich.findUnlistedMembers(cached, { cachedCovers: true });
+  // As a full pass: Immich names no stack for a (b, the cover, is its only other member), so
+  // the stack, read again, may hide it.
+  assert.deepEqual(checked.members, []);
+  assert.deepEqual(checked.unseenStackIds, [made.stack]);
+  assert.deepEqual(checked.refreshed, [
+    { id: made.stack, primaryAssetId: made.b, assetIds: [made.b] },
+  ]);
+});
+
 Deno.test("findUnlistedMembers() refuses to look up more than its bound", async () => {
   await using lib = await library("3.1.0", (server, user) => {
     const assets = server.addAssets(

@@ -41,7 +41,7 @@ import { type Random, seededRandom } from "./_random.ts";
 
 /** Every case; by default every `SAMPLE_STEP`-th of them runs. */
 const CASES = 300;
-const SAMPLE_STEP = 15;
+const SAMPLE_STEP = 10;
 /**
  * `all`, or the first and last seed to run (`1-160`: the servers are shared, so a case replays
  * only after the cases before it); by default the sample.
@@ -382,7 +382,7 @@ function coversHandedOver(before: readonly TestStack[], after: readonly TestStac
  * the stacks that check found in sync. No stack may have changed in another way between the
  * pass's read and its writes here: nothing else writes meanwhile.
  */
-function carriedOut(record: PassRecord): Plan {
+function carriedOut(record: PassRecord, context: string): Plan {
   const actions: Action[] = [];
   const inSync = [...record.plan.inSync];
   for (const outcome of record.outcomes) {
@@ -395,7 +395,7 @@ function carriedOut(record: PassRecord): Plan {
     assert.ok(
       outcome.status !== "failed" &&
         !(outcome.status === "skipped" && ["needs-replace", "changed"].includes(outcome.because)),
-      JSON.stringify(outcome),
+      `${context}: ${JSON.stringify(outcome)}`,
     );
     actions.push(outcome.action);
   }
@@ -611,7 +611,7 @@ Deno.test(`an incremental pass sends the writes of a full pass after random chan
           if (incremental.region !== undefined && incremental.region < incremental.groups!) {
             partial++;
           }
-          const done = carriedOut(incremental.record);
+          const done = carriedOut(incremental.record, context);
           assert.deepEqual(
             stackWrites(server, test.userId).sort(),
             done.actions.flatMap(writesOf).sort(),
@@ -623,7 +623,7 @@ Deno.test(`an incremental pass sends the writes of a full pass after random chan
           for (const stack of stacks) {
             if (!named.has(stack.id)) assert.deepEqual(after.get(stack.id), stack, context);
           }
-          const expected = unseenCovers(carriedOut(full.record), done, test.handCovers);
+          const expected = unseenCovers(carriedOut(full.record, context), done, test.handCovers);
           if (expected.actions.length < full.record.plan.actions.length) unseen++;
           sentOtherwise += replanned(incremental.record);
           assert.deepEqual(shape(done), shape(expected), context);

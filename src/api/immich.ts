@@ -290,6 +290,8 @@ export interface UnlistedMembers {
    * names the stack only when it has a member besides its primary on the timeline.
    */
   readonly unseenStackIds: readonly string[];
+  /** With `cachedCovers`: the stacks read again as their cover in the cache is one no longer. */
+  readonly refreshed: readonly Stack[];
 }
 
 /** The Immich API of one user. */
@@ -327,8 +329,9 @@ export interface ImmichClient {
    * ones), each looked up with `GET /assets/{id}`.
    * @param stacks The stacks `listStacks` returned.
    * @param options `cachedCovers`: the stacks come from a cache, whose covers may have been
-   *   changed by hand since: one that is in the trash or hidden is taken as a cover only when
-   *   `GET /stacks?primaryAssetId=` says it still is one, else looked up like any member.
+   *   changed by hand since: a stack whose cover is in the trash or hidden keeps it only when
+   *   `GET /stacks?primaryAssetId=` says it still is its cover, else it is read again
+   *   (`refreshed`) and the asset looked up like any member.
    * @throws {PermanentError} When more than {@linkcode MAX_UNLISTED_LOOKUPS} need a lookup.
    */
   findUnlistedMembers(
@@ -1084,6 +1087,24 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     return found;
   }
 
+  /**
+   * The stacks of a cache whose cover, in the trash or hidden now, is one no longer (a cover
+   * chosen by hand since: `GET /stacks?primaryAssetId=` finds none), read again.
+   */
+  async function staleCovers(
+    stacks: readonly Stack[],
+    unlisted: ReadonlyMap<string, unknown>,
+  ): Promise<Stack[]> {
+    const refreshed: Stack[] = [];
+    for (const stack of stacks) {
+      if (!unlisted.has(stack.primaryAssetId)) continue;
+      if ((await client.stackWithPrimary(stack.primaryAssetId))?.id === stack.id) continue;
+      const fresh = await client.getStack(stack.id);
+      if (fresh !== undefined) refreshed.push(fresh);
+    }
+    return refreshed;
+  }
+
   async function count(body: Record<string, unknown>): Promise<number> {
     const answer = await http.request("POST", "/search/statistics", {
       body,
@@ -1405,7 +1426,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
     faults() {
       return faultCount;
     },
-    async findUnlistedMembers(stacks, options = {}) {
+    async findUnlistedMembers(cached, options = {}) {
       const { id: userId } = await client.me();
       const unlisted = new Map<string, { name: string; trashed: boolean }>();
       for (const body of [...TRASH_SEARCHES, HIDDEN_SEARCH]) {
@@ -1414,6 +1435,10 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
           unlisted.set(id, { name, trashed: record.isTrashed === true });
         }
       }
+      const refreshed = options.cachedCovers ? await staleCovers(cached, unlisted) : [];
+      const stacks = refreshed.length === 0
+        ? cached
+        : cached.map((stack) => refreshed.find((fresh) => fresh.id === stack.id) ?? stack);
       const byPrimary = new Map(stacks.map((stack) => [stack.primaryAssetId, stack.id]));
       const lookups = [...unlisted.keys()].filter((id) => !byPrimary.has(id));
       if (lookups.length > MAX_UNLISTED_LOOKUPS) {
@@ -1433,10 +1458,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
       const members: UnlistedMember[] = [];
       let unnamed = 0;
       for (const [id, { name, trashed }] of unlisted) {
-        const cover = byPrimary.get(id);
-        const stackId = (cover === undefined || !options.cachedCovers
-          ? cover
-          : (await client.stackWithPrimary(id))?.id) ??
+        const stackId = byPrimary.get(id) ??
           (await http.request("GET", `/assets/${encodeURIComponent(id)}`, {
             schema: assetStackSchema,
           })).stack?.id;
@@ -1447,7 +1469,11 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
           members.push({ id, originalFileName: name, stackId, trashed });
         }
       }
-      return { members, unseenStackIds: unnamed === 0 ? [] : mayHideMembers(stacks) };
+      return {
+        members,
+        unseenStackIds: unnamed === 0 ? [] : mayHideMembers(stacks),
+        refreshed,
+      };
     },
     async fileNames(assetIds) {
       const names = new Map<string, string>();
