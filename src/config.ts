@@ -18,6 +18,7 @@ import { type EnvEntry, EnvFileError, parseEnvFile } from "./env_file.ts";
 import { parseCriteria } from "./grouping/criteria.ts";
 import { immichStackSpelling } from "./immich_stack.ts";
 import { LOG_LEVELS } from "./log.ts";
+import { type DeletionLimit, SHARE_FLOOR } from "./reconcile/deletions.ts";
 import { RAW_EXTENSIONS } from "./trash/raw.ts";
 import { parseSequenceKeyword } from "./promotion/sequence.ts";
 import { shownUrl } from "./shown_url.ts";
@@ -131,6 +132,20 @@ const percent = z.string().transform((raw, ctx) => {
     return z.NEVER;
   }
   return Number(text);
+});
+
+/** MAX_STACK_DELETIONS: a whole number of stacks, or a share of them such as `10%`. */
+const deletionLimit = z.string().transform((raw, ctx): DeletionLimit => {
+  const text = raw.trim();
+  const share = /^([0-9]+(\.[0-9]+)?) ?%$/.exec(text);
+  if (share !== null && Number(share[1]) <= 100) return { percent: Number(share[1]) };
+  if (/^[0-9]+$/.test(text) && Number.isSafeInteger(Number(text))) return { count: Number(text) };
+  ctx.addIssue({
+    code: "custom",
+    message: "must be a whole number of stacks such as 50, or a share of the user's stacks " +
+      "from 0% to 100% such as 10%",
+  });
+  return z.NEVER;
 });
 
 /** A whole number of 0 or more. */
@@ -321,6 +336,11 @@ export interface SettingDeclaration<T> {
    * unset like an empty variable.
    */
   readonly emptyFlagClears?: boolean;
+  /**
+   * A limit on what a pass may do rather than a rule of what it plans: a plan file does not record
+   * it, as applying a reviewed plan is consent.
+   */
+  readonly guard?: true;
   /**
    * How an error about this setting starts, where immich-stack users know a wording of their own.
    * @default {"Invalid <ENV> (--<flag>)"}
@@ -528,6 +548,17 @@ export const SETTINGS = {
     schema: text,
     help: `Required with RESET_STACKS, exactly: ${RESET_CONFIRMATION}`,
   }),
+  maxStackDeletions: declare({
+    env: "MAX_STACK_DELETIONS",
+    commands: PLANNING_COMMANDS,
+    flag: "max-stack-deletions",
+    default: "10%",
+    schema: deletionLimit,
+    guard: true,
+    help: "Stop a user, before any change, whose pass would delete more stacks than this " +
+      `(deletes and replaces; RESET_STACKS is consent): a number such as 50, or a share of the ` +
+      `user's stacks such as 10%, which always allows ${SHARE_FLOOR}; --force goes on`,
+  }),
   logLevel: declare({
     env: "LOG_LEVEL",
     commands: SERVER_COMMANDS,
@@ -692,12 +723,14 @@ export const OPTIONS = {
   },
   force: {
     flag: "force",
-    commands: ["undo", "restore", "fix-trash", "apply"],
+    commands: ["run", "undo", "restore", "fix-trash", "plan", "apply"],
     help: {
+      run: "Delete the stacks even when they are more than MAX_STACK_DELETIONS allows",
       undo: "Also put back the stacks that changed after the run",
       restore: "Accept a file of another server or user (the same Immich at a new address)",
       "fix-trash": "Move the photos to the trash even when they are more than " +
         "FIX_TRASH_MAX_PERCENT of a user's photos outside the trash",
+      plan: "Plan the deletions of a user past MAX_STACK_DELETIONS instead of stopping there",
       apply: "Accept a plan of another server address (the same Immich at a new address)",
     },
   },
@@ -1574,8 +1607,9 @@ function decodedPassword(password: string): string {
 
 /** The settings that shape a plan: those `run` and `plan` read and `apply` takes from its file. */
 const PLAN_SHAPING = KEYS.filter((key) => {
-  const { commands } = SETTINGS[key];
-  return commands.includes("run") && commands.includes("plan") && !commands.includes("apply");
+  const { commands, guard }: SettingDeclaration<unknown> = SETTINGS[key];
+  return commands.includes("run") && commands.includes("plan") && !commands.includes("apply") &&
+    guard !== true;
 });
 
 /**

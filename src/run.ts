@@ -29,6 +29,12 @@ import {
   unnamedAssets,
   withFileNames,
 } from "./reconcile/plan.ts";
+import {
+  type DeletionLimit,
+  exceedsLimit,
+  SHARE_FLOOR,
+  stacksDeleted,
+} from "./reconcile/deletions.ts";
 import { fileList, nameList, plural, renderPlan, summarizePlan } from "./reconcile/render.ts";
 import type { RunJournal } from "./state/folder.ts";
 import { journalWrites, type StacksAsRead, type UserJournal } from "./state/journal.ts";
@@ -186,6 +192,8 @@ export function countOutcomes(
         break;
       case "replace":
         counts.replaced++;
+        // Every stack a replace deleted counts, as `stacksync runs` counts it.
+        counts.deleted += outcome.action.deleteStackIds.length;
         break;
       case "delete":
         counts.deleted++;
@@ -427,6 +435,13 @@ async function prepare(
     ? { plan, entries }
     : mergeEntries(plan, entries, rest.kept, rest.dirty);
   const groupCount = rest?.groups ?? groups.length;
+  // Before the cache records the plan and before any write: a pass past the limit does nothing.
+  if (!settings.resetStacks) {
+    checkDeletions(whole.plan, settings.maxStackDeletions, {
+      user: user.name,
+      stacks: () => stacks.length + (rest?.otherStacks().length ?? 0),
+    });
+  }
 
   if (groupCount === 0) {
     userLog.info("No assets grouped", { assets: assets.length });
@@ -451,6 +466,37 @@ async function prepare(
     },
     ...(input.cache === undefined ? {} : { cache: input.cache }),
   };
+}
+
+/**
+ * Stops a user whose plan deletes more stacks than MAX_STACK_DELETIONS allows (a dry run and
+ * `plan` too, so that they show what the run would do). RESET_STACKS, `--force` and a plan file
+ * being applied are consent: they lift the limit.
+ *
+ * @param plan The user's whole plan.
+ * @param limit MAX_STACK_DELETIONS.
+ * @param about The user's name, and how many stacks the user has (counted only when needed: an
+ *   incremental pass lists the stacks outside its region for it).
+ * @throws {RangeError} When the plan deletes too many: the one line that skips the user.
+ */
+function checkDeletions(
+  plan: Plan,
+  limit: DeletionLimit,
+  about: { readonly user: string; readonly stacks: () => number },
+): void {
+  const deleted = stacksDeleted(plan);
+  // A user has at least the stacks the plan deletes: most passes need not count them.
+  if (!exceedsLimit(deleted, deleted, limit)) return;
+  const stacks = about.stacks();
+  if (!exceedsLimit(deleted, stacks, limit)) return;
+  const allows = "count" in limit
+    ? plural(limit.count, "stack")
+    : `${limit.percent} % of them, and at least ${SHARE_FLOOR}`;
+  throw new RangeError(
+    `Cannot delete ${deleted} of the ${plural(stacks, "stack")} of ${about.user} as ` +
+      `MAX_STACK_DELETIONS allows ${allows}: check them with stacksync plan --force --html ` +
+      "plan.html, then run with --force, or raise MAX_STACK_DELETIONS",
+  );
 }
 
 /** Members of `planned` that `listed` does not have: those the pass looked up. */

@@ -307,8 +307,8 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   },
   {
     name: "a command flag without its command",
-    args: ["--force"],
-    message: "Cannot parse the command line: Unknown option '--force'; see --help",
+    args: ["--exact"],
+    message: "Cannot parse the command line: Unknown option '--exact'; see --help",
   },
   {
     name: "two run ids",
@@ -350,6 +350,13 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     message: "Invalid PLAN_THUMBNAILS (--plan-thumbnails): must be a whole number of 0 or more: " +
       'current value is "many"',
   },
+  ...["101%", "ten", "-1", "5 stacks"].map((value) => ({
+    name: `MAX_STACK_DELETIONS ${value}`,
+    env: { MAX_STACK_DELETIONS: value },
+    message: "Invalid MAX_STACK_DELETIONS (--max-stack-deletions): must be a whole number of " +
+      "stacks such as 50, or a share of the user's stacks from 0% to 100% such as 10%: current " +
+      `value is "${value}"`,
+  })),
   {
     name: "JOURNAL_KEEP zero",
     env: { JOURNAL_KEEP: "0" },

@@ -192,7 +192,7 @@ Deno.test("main.ts leaves conflicts alone without REPLACE_STACKS and replaces th
   assert.equal(countsOf(summaryOf(replaced)), countsOf(summaryOf(dry)));
   assert.equal(
     summaryOf(replaced),
-    "Summary for Ada: 0 created, 0 updated, 2 replaced, 0 deleted, 5 in sync, 0 needs replace, " +
+    "Summary for Ada: 0 created, 0 updated, 2 replaced, 3 deleted, 5 in sync, 0 needs replace, " +
       "0 failed, 0 assets skipped",
   );
   assert.deepEqual(

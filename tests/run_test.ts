@@ -49,14 +49,15 @@ function report(counts: Partial<UserReport["counts"]>, status: "done" | "failed"
   return { user: "Ann", status, counts: { ...zero, ...counts }, skippedAssets: {} };
 }
 
-Deno.test("countOutcomes() counts each kind once it succeeded", () => {
+Deno.test("countOutcomes() counts each kind once it succeeded, and every stack deleted", () => {
   const outcomes: Outcome[] = plan.actions.map((action) => ({ action, status: "ok" }));
   assert.deepEqual(countOutcomes(plan, outcomes, false), {
     inSync: 2,
     created: 1,
     updated: 2,
     replaced: 1,
-    deleted: 1,
+    // The deletion's stack, and the two the replace deleted.
+    deleted: 3,
     needsReplace: 0,
     failed: 0,
     notDone: 0,
@@ -73,7 +74,7 @@ Deno.test("countOutcomes() counts a dry run's skipped actions as what would be d
     because: "dry-run",
   }));
   const counts = countOutcomes(plan, outcomes, true);
-  assert.deepEqual([counts.created, counts.updated, counts.replaced, counts.deleted], [1, 2, 1, 1]);
+  assert.deepEqual([counts.created, counts.updated, counts.replaced, counts.deleted], [1, 2, 1, 3]);
   assert.equal(counts.notDone, 0);
 });
 

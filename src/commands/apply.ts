@@ -18,6 +18,7 @@ import { displayUrl } from "../shown_url.ts";
 import { neededPermissions } from "../api/immich.ts";
 import { ConfigError, type Settings, settingsOfPlan } from "../config.ts";
 import { parseCriteria } from "../grouping/criteria.ts";
+import { NO_DELETION_LIMIT } from "../reconcile/deletions.ts";
 import type { Outcome } from "../model.ts";
 import { planUser } from "../plan_file/build.ts";
 import { parsePlanFile, type PlanFile, type PlanUser } from "../plan_file/format.ts";
@@ -159,8 +160,9 @@ function applyWork(
       if (approved === undefined) {
         throw new Error(`Cannot apply ${path} for ${user.name}: it holds no plan of this user`);
       }
+      // The file reviewed is consent to its deletions, as it is to a reset's.
       const work = groupingWork(
-        approved.settings,
+        { ...approved.settings, maxStackDeletions: NO_DELETION_LIMIT },
         parseCriteria(approved.settings.criteria),
         reading,
       );

@@ -13,6 +13,7 @@ import { displayUrl } from "../shown_url.ts";
 import type { ImmichClient } from "../api/immich.ts";
 import { ConfigError, planSettings } from "../config.ts";
 import { parseCriteria } from "../grouping/criteria.ts";
+import { NO_DELETION_LIMIT } from "../reconcile/deletions.ts";
 import { planUser } from "../plan_file/build.ts";
 import { writeAll } from "../log.ts";
 import {
@@ -169,7 +170,11 @@ export const planCommand: Command = async (context) => {
   if (html !== undefined) await checkFolder(html, "review page");
   const criteria = parseCriteria(settings.criteria);
   return async () => {
-    const dry = { ...settings, dryRun: true };
+    const dry = {
+      ...settings,
+      dryRun: true,
+      ...(options.force ? { maxStackDeletions: NO_DELETION_LIMIT } : {}),
+    };
     // The file names every stack its actions touch, as read: an incremental pass holds only
     // the part of the library it plans again, so plan reads it all and keeps no cache.
     const inner = groupingWork(dry, criteria, {

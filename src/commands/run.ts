@@ -1,6 +1,7 @@
 /**
  * `stacksync` and `stacksync run`: one pass, or passes in cron mode, journaled unless a dry run
- * or JOURNAL=false, each reading only what changed since the last one when the cache in
+ * or JOURNAL=false, stopping a user whose pass deletes more stacks than MAX_STACK_DELETIONS
+ * allows unless `--force`, each reading only what changed since the last one when the cache in
  * STATE_DIR allows it (docs/incremental.md). With FIX_TRASH_AFTER_STACKING each pass ends with a
  * fix-trash pass, journaled as a run of its own.
  *
@@ -8,6 +9,7 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { PassMemory, type ReadingOptions } from "../library.ts";
+import { NO_DELETION_LIMIT } from "../reconcile/deletions.ts";
 import { runCron, runPass } from "../run.ts";
 import { openStateFolder, StateError } from "../state/folder.ts";
 import { fixTrashPass, warnAboutTrashSettings } from "./fix_trash.ts";
@@ -39,8 +41,12 @@ export const runCommand: Command = async (context) => {
       reading: { ...reading, memory: new PassMemory(), cron: settings.runMode === "cron" },
     };
     const keys = settings.apiKeys.length;
+    // --force is consent to delete past MAX_STACK_DELETIONS.
+    const stacking = context.options.force
+      ? { ...settings, maxStackDeletions: NO_DELETION_LIMIT }
+      : settings;
     const pass = async (): Promise<CommandOutcome> => {
-      const stacked = outcomeOf(await runPass(settings, options), keys);
+      const stacked = outcomeOf(await runPass(stacking, options), keys);
       if (fixTrash === undefined || context.signal.aborted) return stacked;
       const trashed = outcomeOf(
         await fixTrashPass(settings, { ...options, journal: fixTrash.journal }),
