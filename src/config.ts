@@ -13,7 +13,7 @@
 import { isAbsolute, join } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { closestName } from "./closest_name.ts";
+import { closestName, slipOf } from "./closest_name.ts";
 import { type EnvEntry, EnvFileError, parseEnvFile } from "./env_file.ts";
 import { parseCriteria } from "./grouping/criteria.ts";
 import { immichStackSpelling } from "./immich_stack.ts";
@@ -1093,6 +1093,8 @@ export function loadSettings(options: LoadSettingsOptions): Command {
   };
   const nonEmpty = (value: string | undefined) => value === "" ? undefined : value;
 
+  // Before any value: a slip explains a setting that looks missing.
+  const environmentWarnings = checkEnvironmentNames(options.env);
   const envFilePath = nonEmpty(fromFlag(SETTINGS.envFile.flag)) ?? nonEmpty(options.env.ENV_FILE);
   const envFile = readEnvFile(envFilePath, readTextFile);
   const fileValues = new Map(envFile?.entries.map((entry) => [entry.name, entry.value]));
@@ -1142,7 +1144,7 @@ export function loadSettings(options: LoadSettingsOptions): Command {
   const warnings = [
     ...adoptions,
     ...unsupportedWarnings(options.env, envFile),
-    ...misspeltEnvironmentWarnings(options.env),
+    ...environmentWarnings,
     ...unknownNameWarnings(envFile, shown),
   ];
   return {
@@ -1236,16 +1238,28 @@ function unsupportedWarnings(
 }
 
 /**
- * Environment variables one typo away from a setting. Only a warning: the environment is shared
- * with every other program, unlike an env file written for stacksync.
+ * Environment variables that are no setting but close to one. A slip of a setting's name
+ * (`DRYRUN`, `dry_run`, `DRY_RUNS`, `API_KEYS`) stops the command before anything is sent, as it
+ * does in an env file: a dry run must not become a real one for a missing `_`. A name one letter
+ * different (`APP_KEY` beside `API_KEY`) gets a warning only, as other programs sharing the
+ * environment use such names (docs/architecture.md, "Settings and secrets").
+ *
+ * @returns One warning per name close to a setting that is no slip of one.
+ * @throws {ConfigError} For the first slip, naming the setting meant.
  */
-function misspeltEnvironmentWarnings(env: Readonly<Record<string, string | undefined>>): string[] {
+function checkEnvironmentNames(env: Readonly<Record<string, string | undefined>>): string[] {
+  const unsupported = new Set(UNSUPPORTED_SETTINGS.map((setting) => setting.env));
   return Object.keys(env).flatMap((name) => {
     if (env[name] === undefined || env[name] === "" || looksLikeKey(name)) return [];
+    if (unsupported.has(name)) return [];
+    const slip = slipOf(name, SETTING_NAMES);
+    if (slip !== undefined) {
+      throw new ConfigError(
+        `Invalid environment variable ${name}: it is not a setting: did you mean ${slip}?`,
+      );
+    }
     const near = closestName(name, SETTING_NAMES);
-    // Only the same name in another case or spelling: other near names are common elsewhere.
-    return near === undefined || name.toUpperCase().replace(/[^A-Z0-9]/g, "") !==
-        near.replaceAll("_", "")
+    return near === undefined
       ? []
       : [`Ignored ${name} from the environment: it is not a setting, did you mean ${near}?`];
   });

@@ -66,6 +66,45 @@ Deno.test("main.ts refuses an env file line it cannot read, and a misspelt name,
   assert.deepEqual(server.stacks(userId), []);
 });
 
+Deno.test("main.ts refuses a setting's name typed with a slip in the environment, before any request", async () => {
+  const { server, userId } = await serverWithPair();
+  await using _server = server;
+  const base = { API_URL: server.url, API_KEY: KEY };
+  const typos = ["DRYRUN", "dry_run", "DRY_RUNS", "Dry-Run"];
+  const runs = await mapLimited(
+    typos,
+    (name) => runCli({ env: { ...base, [name]: "true" } }),
+    { limit: 2 },
+  );
+  for (const [index, run] of runs.entries()) {
+    assert.deepEqual({ code: run.code, stdout: run.stdout, stderr: run.stderr }, {
+      code: 2,
+      stdout: "",
+      stderr: `error: Invalid environment variable ${
+        typos[index]
+      }: it is not a setting: did you mean DRY_RUN?\n`,
+    });
+    await Deno.remove(run.cwd, { recursive: true });
+  }
+  assert.deepEqual(server.requests, []);
+  assert.deepEqual(server.stacks(userId), []);
+});
+
+Deno.test("main.ts only warns about a name one letter from a setting's, common in other programs", async () => {
+  const { server, userId } = await serverWithPair();
+  await using _server = server;
+  const run = await runCli({
+    env: { API_URL: server.url, API_KEY: KEY, APP_KEY: "base64:laravel", LOG_FORMAT: "json" },
+  });
+  assert.deepEqual([run.code, run.stderr], [0, ""]);
+  const warnings = logLines(run.stdout).filter((line) => line.level === "warn").map((l) => l.msg);
+  assert.deepEqual(warnings, [
+    "Ignored APP_KEY from the environment: it is not a setting, did you mean API_KEY?",
+  ]);
+  assert.equal(server.stacks(userId).length, 1);
+  await Deno.remove(run.cwd, { recursive: true });
+});
+
 Deno.test("main.ts warns once about unknown env file names, and takes immich-stack's settings", async () => {
   const { server } = await serverWithPair();
   await using _server = server;
