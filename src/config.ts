@@ -304,6 +304,8 @@ const GROUPING_COMMANDS: readonly CommandName[] = ["run", "fix-trash", "plan"];
 const SEARCHING_COMMANDS: readonly CommandName[] = ["run", "fix-trash", "duplicates", "plan"];
 /** The commands that read archived and trashed photos when asked (fix-trash always does). */
 const ARCHIVE_AND_TRASH: readonly CommandName[] = ["run", "duplicates", "plan"];
+/** The commands that keep journals, and `runs`, which says how long they are kept. */
+const JOURNALING: readonly CommandName[] = [...WRITING_COMMANDS, "runs"];
 /** The settings of the fix-trash step: its command, and a run that ends with it. */
 const FIX_TRASH: readonly CommandName[] = ["run", "fix-trash"];
 
@@ -604,10 +606,19 @@ export const SETTINGS = {
   journalKeep: declare({
     env: "JOURNAL_KEEP",
     flag: "journal-keep",
-    commands: WRITING_COMMANDS,
+    commands: JOURNALING,
     default: "30",
     schema: positiveWhole(),
-    help: "How many recorded runs to keep; older journals are deleted",
+    help: "How many recorded runs to keep whatever their age; older journals are deleted " +
+      "once they are also older than JOURNAL_KEEP_DAYS",
+  }),
+  journalKeepDays: declare({
+    env: "JOURNAL_KEEP_DAYS",
+    flag: "journal-keep-days",
+    commands: JOURNALING,
+    default: "30",
+    schema: wholeNumber,
+    help: "Keep every recorded run younger than this many days, besides the last JOURNAL_KEEP",
   }),
   stackConcurrency: declare({
     env: "STACK_CONCURRENCY",

@@ -40,6 +40,9 @@ const NOT_SETTINGS = new Set([
   "STACKSYNC_SCHEDULED", // the GitHub variable of examples/github-actions.yml: run or plan
   "NAME", // the placeholder of `NAME=value` lines
   "DRY_RUNS", // a misspelling the env file section shows being refused
+  "API_KEYS", // a slip of API_KEY the settings section shows being refused in the environment
+  "APP_KEY", // other programs' names the settings section shows being only warned about
+  "APP_URL",
   "DENO_CERT", // Deno's own variables, for a server with a private certificate
   "DENO_TLS_CA_STORE",
   // immich-stack's settings that stacksync names in order to say they have no effect

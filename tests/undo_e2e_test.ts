@@ -124,7 +124,7 @@ Deno.test("main.ts undo restores every change a run killed with SIGKILL had made
     const runs = await cli(["runs"], { STATE_DIR: state.path });
     const rows = runs.stdout.trim().split("\n").slice(1);
     // The killed run is listed as not finished and undone (when it got as far as a journal).
-    if (point > 0) assert.match(rows[0], / no +yes, by \d{8}-\d{6}-\d{3}$/, runs.stdout);
+    if (point > 0) assert.match(rows[0], / no +yes, by \d{8}-\d{6}-\d{3} +until /, runs.stdout);
     return rows[0] ?? "";
   }, { limit: 2 });
   // Some kills caught a write in flight: its outcome is unknown, and the undo coped.
@@ -355,6 +355,7 @@ Deno.test("main.ts runs lists each run and user with its counts, and whether it 
     "FAILED",
     "FINISHED",
     "UNDONE",
+    "KEPT",
   ]);
   // No file of the state folder holds the key, compressed or not.
   for await (const file of walkFiles(state.path)) {
@@ -366,6 +367,7 @@ Deno.test("main.ts runs lists each run and user with its counts, and whether it 
     assert.ok(text.length > 0 && !text.includes(key), file);
   }
   const [run, undo] = table.slice(1);
+  for (const row of [run, undo]) assert.match(row.pop()!, /^until \d{4}-\d\d-\d\d \d\d:\d\d$/);
   assert.deepEqual(run.slice(2), [
     "run",
     "Ada",

@@ -209,7 +209,8 @@ export async function journalingOf(
         stacksync: context.version,
         now: context.now,
       }),
-    finish: () => folder.prune(settings.journalKeep),
+    finish: () =>
+      folder.prune({ keep: settings.journalKeep, days: settings.journalKeepDays }, context.now()),
   };
 }
 

@@ -19,6 +19,7 @@
 import { join } from "node:path";
 import { ConfigError } from "../config.ts";
 import { exists, gzipFile, replaceFile } from "./_files.ts";
+import { keptRuns, type Retention } from "./retention.ts";
 import {
   EmptyJournalError,
   type JournalCommand,
@@ -106,8 +107,11 @@ export interface StateFolder {
   journals(): Promise<{ found: FoundJournal[]; unreadable: UnreadableJournal[] }>;
   /** Reads one journal whole. */
   read(journal: FoundJournal): Promise<JournalContents>;
-  /** Deletes the oldest runs beyond the newest `keep`; runs still being written stay. */
-  prune(keep: number): Promise<void>;
+  /**
+   * Deletes the runs the retention does not keep (older than its days and not among its newest
+   * runs); runs still being written stay.
+   */
+  prune(retention: Retention, now: Date): Promise<void>;
   /** A new file name for a backup in `backups/`, the folder created. */
   backupPath(now: Date): Promise<string>;
 }
@@ -356,9 +360,10 @@ function stateFolder(path: string): StateFolder {
     read(journal) {
       return readJournal(journal.path);
     },
-    async prune(keep) {
+    async prune(retention, now) {
       const ids = await runIds(path);
-      for (const run of ids.slice(0, Math.max(0, ids.length - keep))) {
+      const kept = keptRuns(ids, retention, now);
+      for (const run of ids.filter((_, index) => kept[index].by === "none")) {
         const runPath = join(runsPath, run);
         const files = [...(await journalFiles(runPath)).values()];
         if (files.some((file) => file.endsWith(".jsonl") && inUse(file))) continue;
