@@ -14,6 +14,7 @@ import { neededPermissions } from "../api/immich.ts";
 import { backupText, type BackupUser, sortStacks, writeBackupFile } from "../state/backup.ts";
 import { recordStack } from "../state/journal.ts";
 import { type Command, immichClientOf, stateFolderOf } from "./command.ts";
+import { BACKUP_FILE, checkOwnFile } from "./_own_file.ts";
 
 const logger = getLogger(["stacksync", "backup"]);
 
@@ -21,6 +22,9 @@ const logger = getLogger(["stacksync", "backup"]);
 export const backupCommand: Command = async (context) => {
   const { settings, options } = context;
   const folder = options.out === undefined ? await stateFolderOf(settings, true) : undefined;
+  if (options.out !== undefined && options.out !== "-") {
+    await checkOwnFile(options.out, BACKUP_FILE);
+  }
   return async () => {
     const users: BackupUser[] = [];
     const createdAt = context.now().toISOString();

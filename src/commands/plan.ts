@@ -25,6 +25,14 @@ import {
 } from "../plan_file/format.ts";
 import { pageChunks } from "../review/page.ts";
 import { fetchThumbnails, picturesOf, pictureType } from "../review/thumbnails.ts";
+import {
+  checkPicturesFolder,
+  dropOtherPictures,
+  makePicturesFolder,
+} from "../review/pictures_folder.ts";
+import { isImmichId } from "../immich_id.ts";
+import { FILE_MODE } from "../private_files.ts";
+import { checkOwnFile, PLAN_FILE, REVIEW_PAGE } from "./_own_file.ts";
 import { releaseMemory } from "../library.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
 import { type Command, outcomeOf } from "./command.ts";
@@ -49,9 +57,17 @@ async function checkFolder(path: string, what: string): Promise<void> {
   }
 }
 
-/** Writes a file piece by piece: a plan of 50 000 actions is never held as one text. */
+/**
+ * Writes a file piece by piece: a plan of 50 000 actions is never held as one text. A new file is
+ * owner-only; one stacksync wrote before keeps its mode.
+ */
 async function writeChunks(path: string, chunks: Iterable<string>): Promise<void> {
-  const file = await Deno.open(path, { write: true, create: true, truncate: true });
+  const file = await Deno.open(path, {
+    write: true,
+    create: true,
+    truncate: true,
+    mode: FILE_MODE,
+  });
   try {
     for (const chunk of chunks) writeAll(file, chunk);
   } finally {
@@ -62,8 +78,10 @@ async function writeChunks(path: string, chunks: Iterable<string>): Promise<void
 /** Pictures fetched between two {@linkcode releaseMemory} calls. */
 const PICTURES_PER_RELEASE = 500;
 
-/** The pictures an earlier plan left in the folder: named as {@linkcode Pictures} names them. */
-const PICTURE_FILE = /^[0-9A-Za-z-]{1,64}\.(webp|jpeg|png)$/;
+/** The folder of a page's pictures: beside it, named after it (plan.html: plan_files). */
+function picturesFolderOf(page: string): string {
+  return join(dirname(page), `${basename(page, extname(page))}_files`);
+}
 
 /** The review page's pictures: saved in the folder beside it, or kept for embedding. */
 class Pictures {
@@ -79,9 +97,9 @@ class Pictures {
    * @param max How many pictures at most, every user together.
    */
   constructor(page: string, embed: boolean, max: number) {
-    const name = `${basename(page, extname(page))}_files`;
-    this.#folder = embed ? undefined : join(dirname(page), name);
-    this.#prefix = encodeURIComponent(name);
+    const folder = picturesFolderOf(page);
+    this.#folder = embed ? undefined : folder;
+    this.#prefix = encodeURIComponent(basename(folder));
     this.#left = max;
   }
 
@@ -100,10 +118,10 @@ class Pictures {
    */
   async fetch(client: ImmichClient, user: PlanUser, log: Logger, signal: AbortSignal) {
     // Ids become file names: anything but Immich's UUIDs gets no picture.
-    const ids = picturesOf(user, this.#left).filter((id) => /^[0-9A-Za-z-]{1,64}$/.test(id));
+    const ids = picturesOf(user, this.#left).filter(isImmichId);
     this.#left -= ids.length;
     if (ids.length === 0) return;
-    if (this.#folder !== undefined) await Deno.mkdir(this.#folder, { recursive: true });
+    if (this.#folder !== undefined) await makePicturesFolder(this.#folder);
     let saved = 0;
     const result = await fetchThumbnails(client, ids, {
       log,
@@ -121,7 +139,7 @@ class Pictures {
           return;
         }
         const file = `${id}.${type}`;
-        await Deno.writeFile(join(this.#folder, file), bytes);
+        await Deno.writeFile(join(this.#folder, file), bytes, { mode: FILE_MODE });
         this.sources.set(id, `${this.#prefix}/${file}`);
       },
     });
@@ -131,16 +149,8 @@ class Pictures {
   /** Deletes the pictures of earlier plans from the folder, so that it holds this page's. */
   async dropOthers(): Promise<void> {
     if (this.#folder === undefined) return;
-    const kept = new Set([...this.sources.values()].map((source) => source.split("/").at(-1)));
-    try {
-      for await (const entry of Deno.readDir(this.#folder)) {
-        if (entry.isFile && PICTURE_FILE.test(entry.name) && !kept.has(entry.name)) {
-          await Deno.remove(join(this.#folder, entry.name));
-        }
-      }
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
+    const kept = new Set([...this.sources.values()].map((source) => source.split("/").at(-1)!));
+    await dropOtherPictures(this.#folder, kept);
   }
 }
 
@@ -166,8 +176,16 @@ export const planCommand: Command = async (context) => {
       "Cannot write the review page to standard output: name a file such as plan.html",
     );
   }
-  if (out !== "-") await checkFolder(out, "plan");
-  if (html !== undefined) await checkFolder(html, "review page");
+  // Nothing stacksync did not write is overwritten or emptied.
+  if (out !== "-") {
+    await checkFolder(out, "plan");
+    await checkOwnFile(out, PLAN_FILE);
+  }
+  if (html !== undefined) {
+    await checkFolder(html, "review page");
+    await checkOwnFile(html, REVIEW_PAGE);
+    if (!options.embedThumbnails) await checkPicturesFolder(picturesFolderOf(html));
+  }
   const criteria = parseCriteria(settings.criteria);
   return async () => {
     const dry = {
