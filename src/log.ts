@@ -16,6 +16,7 @@
  */
 import { configure, getLogger, type LogLevel, type LogRecord, reset } from "@logtape/logtape";
 import { dirname } from "node:path";
+import { FILE_MODE, FOLDER_MODE } from "./private_files.ts";
 
 /** The log levels a user can choose, least severe first. */
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
@@ -266,9 +267,10 @@ export function formatJson(record: LogRecord, secrets: readonly string[]): strin
   return JSON.stringify(fields(record, secrets));
 }
 
+/** Opens LOG_FILE to append; when stacksync creates it (or its folders), they are owner-only. */
 function openLogFile(path: string): Deno.FsFile {
-  Deno.mkdirSync(dirname(path), { recursive: true });
-  return Deno.openSync(path, { append: true, create: true, write: true });
+  Deno.mkdirSync(dirname(path), { recursive: true, mode: FOLDER_MODE });
+  return Deno.openSync(path, { append: true, create: true, write: true, mode: FILE_MODE });
 }
 
 /**

@@ -20,6 +20,7 @@ import type { StackWriter } from "../reconcile/apply.ts";
 import type { TrashWriter } from "../trash/apply.ts";
 import { writeAll } from "../log.ts";
 import { ChunkedText, readLines, replaceFile } from "./_files.ts";
+import { FILE_MODE, FOLDER_MODE } from "../private_files.ts";
 
 /** The format name of journal files. */
 export const JOURNAL_FORMAT = "stacksync-journal";
@@ -355,8 +356,8 @@ export class UserJournal {
     if (this.#closed) throw new JournalError("Cannot write to a closed journal");
     const { path, header } = this.#options;
     try {
-      Deno.mkdirSync(dirname(path), { recursive: true });
-      const file = Deno.openSync(path, { write: true, createNew: true });
+      Deno.mkdirSync(dirname(path), { recursive: true, mode: FOLDER_MODE });
+      const file = Deno.openSync(path, { write: true, createNew: true, mode: FILE_MODE });
       // Held until the journal closes, so a later start does not take it for an interrupted one.
       file.tryLockSync(true);
       this.#file = file;
