@@ -251,7 +251,7 @@ export const COMMANDS = {
     operand: { name: "FILE", required: true },
   },
   "fix-trash": {
-    summary: "Move to the trash what groups with a photo in the trash (its RAW, its edits)",
+    summary: "Move to the trash the rest of the shot of a photo in the trash (its RAW, its edits)",
   },
   duplicates: {
     summary: "List photos sharing file name and capture time, or content; sends no write",
@@ -673,7 +673,19 @@ export const SETTINGS = {
     default: "10",
     schema: percent,
     help: "fix-trash moves nothing and fails when more than this share of a user's photos " +
-      "outside the trash would go, unless --force",
+      "outside the trash would go, or of a group's photos outside the trash beyond the shot of " +
+      "a photo in the trash (FIX_TRASH_WHOLE_GROUP), unless --force",
+  }),
+  fixTrashWholeGroup: declare({
+    env: "FIX_TRASH_WHOLE_GROUP",
+    flag: "fix-trash-whole-group",
+    commands: FIX_TRASH,
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "fix-trash follows a photo in the trash to its whole CRITERIA group, other burst " +
+      "frames included, as immich-stack does; by default only to the same shot (its RAW, JPEG " +
+      "and edits)",
   }),
   planThumbnails: declare({
     env: "PLAN_THUMBNAILS",
@@ -740,7 +752,7 @@ export const OPTIONS = {
       undo: "Also put back the stacks that changed after the run",
       restore: "Accept a file of another server or user (the same Immich at a new address)",
       "fix-trash": "Move the photos to the trash even when they are more than " +
-        "FIX_TRASH_MAX_PERCENT of a user's photos outside the trash",
+        "FIX_TRASH_MAX_PERCENT of a user's photos outside the trash, or of a group's",
       plan: "Plan the deletions of a user past MAX_STACK_DELETIONS instead of stopping there",
       apply: "Accept a plan of another server address (the same Immich at a new address)",
     },

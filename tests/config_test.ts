@@ -74,6 +74,7 @@ const DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   trashOrphanedRaws: false,
   rawOrphanExtensions: undefined,
   fixTrashMaxPercent: 10,
+  fixTrashWholeGroup: false,
   planThumbnails: 5000,
 };
 
@@ -139,6 +140,7 @@ const VALUES: readonly ValueCase[] = [
   { key: "trashOrphanedRaws", raw: "true", expected: true },
   { key: "rawOrphanExtensions", raw: "dng, .NEF", expected: ["dng", ".NEF"] },
   { key: "fixTrashMaxPercent", raw: "2.5", expected: 2.5 },
+  { key: "fixTrashWholeGroup", raw: "true", expected: true },
   { key: "planThumbnails", raw: "0", expected: 0, command: "plan" },
 ];
 
