@@ -14,6 +14,14 @@ export const FOLDER_MODE = 0o700;
 /** The mode of every file stacksync creates. */
 export const FILE_MODE = 0o600;
 
+/** Opens a file to write from its start, created owner-only when it does not exist. */
+export const WRITE_PRIVATE: Deno.OpenOptions = {
+  write: true,
+  create: true,
+  truncate: true,
+  mode: FILE_MODE,
+};
+
 /**
  * Opens a file to write it from its start, owner-only: created 0600, or, when an earlier process
  * left it (a temporary file of a killed run, or of a stacksync before 0600), made 0600 before
@@ -38,12 +46,7 @@ export const FILE_MODE = 0o600;
  * ```
  */
 export async function openPrivate(path: string): Promise<Deno.FsFile> {
-  const file = await Deno.open(path, {
-    write: true,
-    create: true,
-    truncate: true,
-    mode: FILE_MODE,
-  });
+  const file = await Deno.open(path, WRITE_PRIVATE);
   try {
     const { mode } = await file.stat();
     if (mode !== null && (mode & 0o077) !== 0) await Deno.chmod(path, FILE_MODE);

@@ -15,6 +15,7 @@ import {
   messages,
   startLibrary,
   summaryOf,
+  tempFolder,
   writes,
 } from "./_e2e.ts";
 
@@ -49,13 +50,10 @@ async function cli(args: readonly string[], runEnv: Record<string, string>) {
   return result;
 }
 
+/** Runs a test with its own STATE_DIR. */
 async function withState(work: (state: string) => Promise<void>): Promise<void> {
-  const state = await Deno.makeTempDir({ prefix: "stacksync_deletions_" });
-  try {
-    await work(state);
-  } finally {
-    await Deno.remove(state, { recursive: true });
-  }
+  await using state = await tempFolder("stacksync_deletions_");
+  await work(state.path);
 }
 
 Deno.test("main.ts stops a user whose pass deletes 60 of 60 stacks, in a real run, a dry run and plan alike", async () => {

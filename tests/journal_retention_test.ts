@@ -7,18 +7,19 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "./_cli.ts";
-import { asset, env, startLibrary } from "./_e2e.ts";
+import { asset, env, startLibrary, tempFolder } from "./_e2e.ts";
 
 const T = "2024-05-01T10:00:00.000Z";
 
 Deno.test("main.ts keeps every run younger than JOURNAL_KEEP_DAYS beyond JOURNAL_KEEP, and prunes an old one", async () => {
+  await using folder = await tempFolder("stacksync_retention_");
+  const state = folder.path;
   const library = await startLibrary([
     asset("IMG_1.jpg", T),
     asset("IMG_1.dng", T),
     asset("IMG_2.jpg", "2024-05-01T11:00:00.000Z"),
     asset("IMG_2.dng", "2024-05-01T11:00:00.000Z"),
   ]);
-  const state = await Deno.makeTempDir({ prefix: "stacksync_retention_" });
   try {
     const settings = { ...env(library), STATE_DIR: state, JOURNAL_KEEP: "1" };
     const cli = async (args: readonly string[]) => {
@@ -67,7 +68,6 @@ Deno.test("main.ts keeps every run younger than JOURNAL_KEEP_DAYS beyond JOURNAL
     );
     assert.deepEqual(await ids(), recent.slice(-1));
   } finally {
-    await Deno.remove(state, { recursive: true });
     await library.server.close();
   }
 });

@@ -31,7 +31,7 @@ import {
   makePicturesFolder,
 } from "../review/pictures_folder.ts";
 import { isImmichId } from "../immich_id.ts";
-import { FILE_MODE } from "../private_files.ts";
+import { FILE_MODE, WRITE_PRIVATE } from "../private_files.ts";
 import { checkOwnFile, PLAN_FILE, REVIEW_PAGE } from "./_own_file.ts";
 import { releaseMemory } from "../library.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
@@ -62,12 +62,7 @@ async function checkFolder(path: string, what: string): Promise<void> {
  * owner-only; one stacksync wrote before keeps its mode.
  */
 async function writeChunks(path: string, chunks: Iterable<string>): Promise<void> {
-  const file = await Deno.open(path, {
-    write: true,
-    create: true,
-    truncate: true,
-    mode: FILE_MODE,
-  });
+  const file = await Deno.open(path, WRITE_PRIVATE);
   try {
     for (const chunk of chunks) writeAll(file, chunk);
   } finally {

@@ -45,7 +45,7 @@ import { type BucketHashes, compare } from "../grouping/group.ts";
 import type { Placed, PlanEntries } from "../incremental/entries.ts";
 import { writeAll } from "../log.ts";
 import { ChunkedText, exists, readLines } from "./_files.ts";
-import { FILE_MODE, FOLDER_MODE, openPrivate } from "../private_files.ts";
+import { FOLDER_MODE, openPrivate, WRITE_PRIVATE } from "../private_files.ts";
 import { type RecordedStack, recordStack } from "./journal.ts";
 
 /** The format name of cache headers. */
@@ -1014,14 +1014,7 @@ function parseWrite(line: string): CacheWrite {
 export class DeltaWriter {
   readonly #path: string;
   #file: Deno.FsFile | undefined;
-  readonly #text = new ChunkedText(() =>
-    this.#file ??= Deno.openSync(this.#path, {
-      write: true,
-      create: true,
-      truncate: true,
-      mode: FILE_MODE,
-    })
-  );
+  readonly #text = new ChunkedText(() => this.#file ??= Deno.openSync(this.#path, WRITE_PRIVATE));
   #lines = 0;
 
   /**
