@@ -74,6 +74,7 @@ export function trashMessage(action: TrashWrite, options: { readonly dryRun: boo
  *
  * const report = {
  *   active: 100, following: 3, orphaned: 0, notFollowed: [], archivedKept: [], stackedRawsKept: [],
+ *   beyondShot: [],
  * };
  * assert.equal(
  *   summarizeTrash(report),
