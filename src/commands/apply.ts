@@ -13,9 +13,9 @@
 import type { Logger } from "@logtape/logtape";
 import { getLogger } from "@logtape/logtape";
 import { literal } from "../log.ts";
-import { ApiError } from "../api/http.ts";
+import { ApiError } from "../api/errors.ts";
 import { displayUrl } from "../shown_url.ts";
-import { neededPermissions } from "../api/immich.ts";
+import { neededPermissions } from "../api/permissions.ts";
 import { ConfigError, type Settings, settingsOfPlan } from "../config.ts";
 import { parseCriteria } from "../grouping/criteria.ts";
 import type { Outcome } from "../model.ts";

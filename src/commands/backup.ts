@@ -10,7 +10,7 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
-import { neededPermissions } from "../api/immich.ts";
+import { neededPermissions } from "../api/permissions.ts";
 import { backupText, type BackupUser, sortStacks, writeBackupFile } from "../state/backup.ts";
 import { recordStack } from "../state/journal.ts";
 import { type Command, immichClientOf, stateFolderOf } from "./command.ts";

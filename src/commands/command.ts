@@ -13,6 +13,7 @@
 import { getLogger, type Logger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
 import { createImmichClient, type ImmichClient } from "../api/immich.ts";
+import type { UnlistedMemberSearch } from "../api/unlisted_members.ts";
 import { type CommandOptions, ConfigError, type Settings } from "../config.ts";
 import type { Plan, Stack } from "../model.ts";
 import {
@@ -88,7 +89,7 @@ export function outcomeOf(reports: readonly UserReport[], keys: number): Command
  * @returns The plan.
  */
 export async function planTargets(
-  client: ImmichClient,
+  client: UnlistedMemberSearch,
   stacks: readonly Stack[],
   groups: readonly PlanGroup[],
   options: Pick<PlanOptions, "exactFor"> & { readonly fileNames: Map<string, string> },

@@ -9,7 +9,7 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
-import type { ImmichClient } from "../api/immich.ts";
+import type { AssetSearch } from "../api/search.ts";
 import type { Settings } from "../config.ts";
 import { type DuplicatePhoto, type Duplicates, findDuplicates } from "../duplicates/find.ts";
 import type { Asset, User } from "../model.ts";
@@ -123,7 +123,7 @@ export function duplicatesTable(users: readonly UserDuplicates[]): string[] {
 /** Reads one user's photos as the settings say and finds their duplicates. */
 async function duplicatesOf(
   settings: Settings,
-  client: ImmichClient,
+  client: AssetSearch,
   me: User,
 ): Promise<UserDuplicates> {
   const assets: Asset[] = [];

@@ -12,7 +12,7 @@
  */
 import { getLogger, type Logger } from "@logtape/logtape";
 import { literal } from "../log.ts";
-import { neededPermissions } from "../api/immich.ts";
+import { neededPermissions } from "../api/permissions.ts";
 import type { Settings } from "../config.ts";
 import { criterionFields, parseCriteria } from "../grouping/criteria.ts";
 import type { Asset, CriterionField } from "../model.ts";

@@ -9,9 +9,9 @@
  *
  * @module
  */
-import { ApiError } from "../api/http.ts";
+import { ApiError } from "../api/errors.ts";
 import { displayUrl } from "../shown_url.ts";
-import { neededPermissions } from "../api/immich.ts";
+import { neededPermissions } from "../api/permissions.ts";
 import { ConfigError } from "../config.ts";
 import { runUsers, type UserWork } from "../run.ts";
 import { type Backup, type BackupUser, parseBackup } from "../state/backup.ts";
