@@ -26,12 +26,12 @@ import { describeAction } from "../plan_file/words.ts";
 import { leavingUndone, type ReadingOptions } from "../library.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
 import { readingOf, warnAboutCache } from "./run.ts";
+import { sessionOf } from "./_client.ts";
+import { outcomeOf } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
-  immichClientOf,
   journalingOf,
-  outcomeOf,
   readCommandFile,
   warnIfUnjournaled,
 } from "./command.ts";
@@ -44,7 +44,7 @@ import {
  */
 async function checkUsers(context: CommandContext, plan: PlanFile, path: string): Promise<void> {
   for (const apiKey of context.settings.apiKeys) {
-    const client = immichClientOf(context, apiKey);
+    const client = sessionOf(context, apiKey);
     try {
       const me = await client.me();
       if (!plan.users.some((user) => user.id === me.id)) {

@@ -22,7 +22,8 @@ import { type RunOptions, runUsers, summaryLine, type UserReport, type UserWork 
 import { orphanExtensions } from "../trash/raw.ts";
 import { planTrash, type TrashReport } from "../trash/plan.ts";
 import { summarizeTrash, trashMessage } from "../trash/render.ts";
-import { type Command, journalingOf, outcomeOf, warnIfUnjournaled } from "./command.ts";
+import { outcomeOf } from "./_users.ts";
+import { type Command, journalingOf, warnIfUnjournaled } from "./command.ts";
 
 const NO_STACK_CHANGES = { actions: [], inSync: [], needsReplace: [] } as const;
 const NO_SKIPS: Readonly<Record<string, number>> = {};

@@ -30,7 +30,8 @@ import {
 } from "../review/thumbnails.ts";
 import { releaseMemory } from "../library.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
-import { type Command, outcomeOf } from "./command.ts";
+import { outcomeOf } from "./_users.ts";
+import { type Command } from "./command.ts";
 
 /** Where the plan goes when `--out` is not given. */
 const DEFAULT_OUT = "plan.json";

@@ -19,12 +19,11 @@ import type { FoundJournal, StateFolder } from "../state/folder.ts";
 import { latestToUndo, undoneStatus } from "../undo/history.ts";
 import { type ChangedSince, type TrashMove, trashMoves, undoTargets } from "../undo/targets.ts";
 import { summarizeMoves } from "../trash/render.ts";
+import { outcomeOf, planTargets } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
   journalingOf,
-  outcomeOf,
-  planTargets,
   stateFolderOf,
   warnIfUnjournaled,
 } from "./command.ts";
