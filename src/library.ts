@@ -9,10 +9,11 @@
  */
 import type { Logger } from "@logtape/logtape";
 import { literal } from "./log.ts";
-import { TransientError } from "./api/http.ts";
+import { TransientError } from "./api/errors.ts";
 import { displayUrl } from "./shown_url.ts";
-import type { AnsweredStack, ImmichClient, SearchFilter } from "./api/immich.ts";
-import { searchScopes } from "./api/immich.ts";
+import type { ImmichClient } from "./api/immich.ts";
+import { type SearchFilter, searchScopes } from "./api/search.ts";
+import type { AnsweredStack } from "./api/stacks.ts";
 import { SETTINGS, type Settings } from "./config.ts";
 import { type Criteria, criterionFields, promotionInputs } from "./grouping/criteria.ts";
 import {

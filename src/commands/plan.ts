@@ -10,7 +10,6 @@ import { Buffer } from "node:buffer";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { getLogger, type Logger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
-import type { ImmichClient } from "../api/immich.ts";
 import { ConfigError, planSettings } from "../config.ts";
 import { parseCriteria } from "../grouping/criteria.ts";
 import { NO_DELETION_LIMIT } from "../reconcile/deletions.ts";
@@ -24,7 +23,12 @@ import {
   type PlanUser,
 } from "../plan_file/format.ts";
 import { pageChunks } from "../review/page.ts";
-import { fetchThumbnails, picturesOf, pictureType } from "../review/thumbnails.ts";
+import {
+  fetchThumbnails,
+  picturesOf,
+  pictureType,
+  type ThumbnailSource,
+} from "../review/thumbnails.ts";
 import {
   checkPicturesFolder,
   dropOtherPictures,
@@ -35,7 +39,8 @@ import { FILE_MODE, WRITE_PRIVATE } from "../private_files.ts";
 import { checkOwnFile, PLAN_FILE, REVIEW_PAGE } from "./_own_file.ts";
 import { releaseMemory } from "../library.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
-import { type Command, outcomeOf } from "./command.ts";
+import { outcomeOf } from "./_users.ts";
+import { type Command } from "./command.ts";
 
 /** Where the plan goes when `--out` is not given. */
 const DEFAULT_OUT = "plan.json";
@@ -111,7 +116,7 @@ class Pictures {
    * @param log The user's logger.
    * @param signal Stops the fetching.
    */
-  async fetch(client: ImmichClient, user: PlanUser, log: Logger, signal: AbortSignal) {
+  async fetch(client: ThumbnailSource, user: PlanUser, log: Logger, signal: AbortSignal) {
     // Ids become file names: anything but Immich's UUIDs gets no picture.
     const ids = picturesOf(user, this.#left).filter(isImmichId);
     this.#left -= ids.length;

@@ -13,12 +13,12 @@ import { NO_DELETION_LIMIT } from "../reconcile/deletions.ts";
 import { runCron, runPass } from "../run.ts";
 import { openStateFolder, StateError } from "../state/folder.ts";
 import { fixTrashPass, warnAboutTrashSettings } from "./fix_trash.ts";
+import { outcomeOf } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
   type CommandOutcome,
   journalingOf,
-  outcomeOf,
   warnIfUnjournaled,
 } from "./command.ts";
 
