@@ -5,12 +5,13 @@
  * @module
  */
 import { z } from "zod";
+import { immichId } from "./_values.ts";
 import { isAccessDenied, PermanentError } from "./errors.ts";
 import type { Session } from "./session.ts";
 
 /** The part of `GET /assets/{id}` that names the asset's stack. */
 export const assetStackSchema = z.object({
-  stack: z.object({ id: z.string(), primaryAssetId: z.string() }).nullish(),
+  stack: z.object({ id: immichId, primaryAssetId: immichId }).nullish(),
 });
 const assetNameSchema = z.object({ originalFileName: z.string() });
 

@@ -7,7 +7,7 @@
 import { getLogger } from "@logtape/logtape";
 import { z } from "zod";
 import type { Asset, CriterionField } from "../model.ts";
-import { asRecord, timeMs } from "./_values.ts";
+import { asRecord, searchItemId, timeMs } from "./_values.ts";
 import { ALL_CRITERION_FIELDS, toAsset } from "./asset_schema.ts";
 import { PermanentError } from "./errors.ts";
 import { type KeyPermissions, STATISTICS_PERMISSION } from "./permissions.ts";
@@ -216,19 +216,18 @@ function validatePage(
   for (const item of items) {
     const record = asRecord(item);
     if (!passes(record, pass, filter)) continue;
+    const id = searchItemId(record);
     if (record.ownerId !== userId) {
-      if (typeof record.id === "string") {
-        others.push({ id: record.id, updatedAt: timeMs(record.updatedAt) });
-      }
+      if (id !== undefined) others.push({ id, updatedAt: timeMs(record.updatedAt) });
       continue;
     }
     mine++;
-    if (typeof record.id === "string") {
-      const before = seen.get(record.id);
+    if (id !== undefined) {
+      const before = seen.get(id);
       if (before !== search) fresh++;
-      seen.set(record.id, search);
+      seen.set(id, search);
       if (before !== undefined) {
-        if (before !== search) repeats.push(record.id);
+        if (before !== search) repeats.push(id);
         continue;
       }
     }

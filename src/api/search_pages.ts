@@ -9,7 +9,7 @@
 import type { SearchResponseDto } from "@immich/sdk";
 import { z } from "zod";
 import type { Fits, Proven } from "./_dto.ts";
-import { asRecord } from "./_values.ts";
+import { asRecord, searchItemId } from "./_values.ts";
 import { PermanentError } from "./errors.ts";
 import type { HttpClient } from "./http.ts";
 
@@ -185,12 +185,13 @@ export async function scan(
     let mine = 0;
     for (const item of items) {
       const record = asRecord(item);
-      if (typeof record.id !== "string") continue;
+      const id = searchItemId(record);
+      if (id === undefined) continue;
       if (userId !== undefined && record.ownerId !== userId) continue;
       mine++;
-      if (found.has(record.id)) continue;
+      if (found.has(id)) continue;
       fresh++;
-      found.set(record.id, record);
+      found.set(id, record);
     }
     if (mine > 0 && fresh === 0) throw pagingError("answered a page it had already sent", page);
   }

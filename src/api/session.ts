@@ -11,6 +11,7 @@ import { z } from "zod";
 import type { ServerVersion, User } from "../model.ts";
 import { shownUrl } from "../shown_url.ts";
 import type { Fits, Proven } from "./_dto.ts";
+import { immichId } from "./_values.ts";
 import { InvalidResponseError, PermanentError } from "./errors.ts";
 import { createHttpClient, type HttpClient, type HttpClientOptions } from "./http.ts";
 
@@ -24,7 +25,7 @@ const logger = getLogger(["stacksync", "api"]);
 const API_ADDRESSES = new Map<string, string>();
 
 const versionSchema = z.object({ major: z.number(), minor: z.number(), patch: z.number() });
-const userSchema = z.object({ id: z.string(), name: z.string(), email: z.string() });
+const userSchema = z.object({ id: immichId, name: z.string(), email: z.string() });
 
 /** See {@linkcode Fits}: the answers this module reads. */
 export type SessionDtoCompatibility = Proven<[

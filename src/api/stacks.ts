@@ -9,16 +9,16 @@ import { z } from "zod";
 import type { Stack } from "../model.ts";
 import type { Fits, Proven } from "./_dto.ts";
 import { parseJsonObjectArray } from "./_json_array.ts";
-import { timeMs } from "./_values.ts";
+import { immichId, timeMs } from "./_values.ts";
 import { PermanentError } from "./errors.ts";
 import type { Session } from "./session.ts";
 
 const stackSchema = z.object({
-  id: z.string(),
-  primaryAssetId: z.string(),
+  id: immichId,
+  primaryAssetId: immichId,
   assets: z.array(
     z.object({
-      id: z.string(),
+      id: immichId,
       isArchived: z.boolean().optional(),
       visibility: z.string().optional(),
       updatedAt: z.string().optional(),

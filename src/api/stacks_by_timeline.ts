@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { Stack } from "../model.ts";
+import { immichId } from "./_values.ts";
 import { PermanentError } from "./errors.ts";
 import { HIDDEN_SEARCH, stackedIn, TRASH_SEARCHES, visibilityBody } from "./search_pages.ts";
 import { type Session, versionText } from "./session.ts";
@@ -13,11 +14,11 @@ import type { Stacks } from "./stacks.ts";
 
 const bucketsSchema = z.array(z.object({ timeBucket: z.string(), count: z.number() }));
 const bucketSchema = z.object({
-  id: z.array(z.string()),
+  id: z.array(immichId),
   ownerId: z.array(z.string()),
   visibility: z.array(z.string()),
   isTrashed: z.array(z.boolean()),
-  stack: z.array(z.tuple([z.string(), z.string()]).nullable()).optional(),
+  stack: z.array(z.tuple([immichId, z.string()]).nullable()).optional(),
 });
 
 /**
