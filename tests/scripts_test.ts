@@ -5,6 +5,7 @@
  * stopped.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
 import { commandOutput as output, runCli } from "./_cli.ts";
@@ -55,6 +56,25 @@ Deno.test("deno task bench leaves BENCHMARKS.md alone without --write", async ()
   assert.match(run.stdout, /^# Benchmarks\n/);
   assert.match(run.stdout, /\| 40 \| steady state \|/);
   assert.match(run.stderr, /BENCHMARKS\.md is unchanged: add --write to save these figures/);
+});
+
+Deno.test("deno task screenshot rewrites the picture only when the page looks different", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "stacksync_scripts_test_" });
+  try {
+    const out = join(folder, "review-page.png");
+    // A picture of another size: the page's picture replaces it.
+    await Deno.copyFile(new URL("testdata/thumbnails/1-hills.webp", import.meta.url), out);
+    const first = await output(taskCommand("screenshot", ["--out", out]));
+    assert.deepEqual(first, { code: 0, stdout: `Wrote ${out} (the size differs)\n`, stderr: "" });
+    const png = await Deno.readFile(out);
+    assert.deepEqual([...png.slice(1, 4)], [..."PNG"].map((c) => c.charCodeAt(0)));
+    const again = await output(taskCommand("screenshot", ["--out", out]));
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /^\S+ is unchanged \(\d+ pixels differ\)\n$/);
+    assert.deepEqual(await Deno.readFile(out), png);
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
 });
 
 Deno.test("deno task sandbox serves a stand-in Immich until SIGINT, with lines to paste", async () => {
