@@ -1,5 +1,6 @@
-# stacksync next to Immich: see examples/docker-compose.yml and the README ("Docker").
-# Build: docker build -t stacksync .
+# stacksync next to Immich: see examples/docker-compose.yml and the README ("Docker"). The release
+# workflow builds it for linux/amd64 and linux/arm64 and pushes it to ghcr.io/<owner>/stacksync.
+# Build it yourself: docker build -t stacksync .
 FROM denoland/deno:2.9.6
 
 WORKDIR /app

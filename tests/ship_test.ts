@@ -338,6 +338,25 @@ Deno.test("release workflow checks, tests and compiles on a v* tag, then uploads
   assert.match(RELEASE, /gh release create "\$GITHUB_REF_NAME" dist\/\*/);
 });
 
+Deno.test("release workflow pushes the image the compose file names, for amd64 and arm64", () => {
+  const { jobs } = parse(RELEASE) as Workflow;
+  assert.deepEqual(jobs.image.permissions, { contents: "read", packages: "write" });
+  assert.equal((jobs.image as { needs?: string }).needs, "release");
+  const build = jobs.image.steps.find((step) => String(step.uses).startsWith("docker/build-push"));
+  const options = build?.with as Record<string, string>;
+  assert.equal(options.platforms, "linux/amd64,linux/arm64");
+  assert.equal(options.push, true);
+  // The tag is the release's (v0.1.0 → 0.1.0), which the release job checked against deno.json.
+  assert.match(
+    RELEASE,
+    /image="ghcr\.io\/\$\{GITHUB_REPOSITORY_OWNER,,\}\/stacksync"\n.*"tags=\$image:\$\{GITHUB_REF_NAME#v\},\$image:latest"/,
+  );
+  assert.ok(RELEASE.indexOf("Tag matches the version in deno.json") < RELEASE.indexOf("image:"));
+  const image = /^ {4}image: ghcr\.io\/OWNER\/stacksync:(\S+)$/m.exec(COMPOSE)?.[1];
+  assert.equal(image, denoJson.version);
+  assert.match(README, new RegExp(`ghcr\\.io/OWNER/stacksync:<version>`));
+});
+
 Deno.test("example workflow runs the action daily and by hand, the key from a secret", () => {
   const workflow = parse(SCHEDULED) as Workflow;
   assert.deepEqual(Object.keys(workflow.on), ["schedule", "workflow_dispatch"]);
