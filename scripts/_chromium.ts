@@ -18,6 +18,7 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import puppeteer, { type Browser } from "puppeteer-core";
 import denoJson from "../deno.json" with { type: "json" };
+import { exists } from "../src/state/_files.ts";
 
 /** Where Debian's `chromium` package puts the browser. */
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
@@ -31,16 +32,6 @@ export type Chromium = Browser & AsyncDisposable;
 interface Executable {
   readonly path: string;
   readonly env: Readonly<Record<string, string>>;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }
 
 /** The system's fonts, and the package's own (Open Sans) for a machine that has none. */

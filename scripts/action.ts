@@ -17,6 +17,7 @@
  */
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { exists } from "../src/state/_files.ts";
 import { RUN_FLAGS } from "./compile.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
@@ -198,7 +199,11 @@ async function main(): Promise<number> {
       clearEnv: true,
       stdin: "null",
     }).spawn().status;
-    const lines = Object.entries(call.outputs).map(([name, value]) => `${name}=${value}\n`);
+    // Only the files the command wrote: a plan that failed names none.
+    const lines: string[] = [];
+    for (const [name, path] of Object.entries(call.outputs)) {
+      if (await exists(path)) lines.push(`${name}=${path}\n`);
+    }
     if (env.GITHUB_OUTPUT && lines.length > 0) {
       await Deno.writeTextFile(env.GITHUB_OUTPUT, lines.join(""), { append: true });
     }

@@ -15,6 +15,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { exists } from "../src/state/_files.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -146,10 +147,6 @@ async function copyTree(from: string, to: string): Promise<void> {
     if (entry.isDirectory) await copyTree(source, target);
     else await Deno.copyFile(source, target);
   }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return await Deno.stat(path).then(() => true, () => false);
 }
 
 /** Plays one `uses` step; resolves to whether it succeeded. */
