@@ -44,9 +44,10 @@ async function ticked(page: Page): Promise<string> {
 }
 
 Deno.test("the review page of stacksync plan --html works offline in Chromium", async (t) => {
+  // The browser first: a Chromium that cannot start leaves no folder or server behind.
+  await using browser = await launchChromium();
   const folder = await Deno.makeTempDir({ prefix: "stacksync_review_test_" });
   const library = await startLibrary(PLAN_LIBRARY);
-  await using browser = await launchChromium();
   try {
     reviewStacks(library);
     const eve = library.server.addUser({ name: "<b>Eve</b>" });
