@@ -157,8 +157,12 @@ Deno.test("deno task sandbox has a picture for every photo of a plan, and duplic
       const folder = join(plan.cwd, "plan_files");
       const picture = (id: string) => Deno.readFile(join(folder, `${id}.webp`));
       const shown = file.users.flatMap((user) => picturesOf(user, Infinity));
+      // The pictures, and the file that marks the folder as stacksync's.
       const saved = await Array.fromAsync(Deno.readDir(folder), (entry) => entry.name);
-      assert.deepEqual(saved.sort(), shown.map((id) => `${id}.webp`).sort());
+      assert.deepEqual(
+        saved.sort(),
+        [...shown.map((id) => `${id}.webp`), "stacksync-pictures.json"].sort(),
+      );
       assert.ok(shown.length > 40, `${shown.length} pictures`);
       const html = await Deno.readTextFile(join(plan.cwd, "plan.html"));
       assert.doesNotMatch(html, /class="picture[^"]* none"/);

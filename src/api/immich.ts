@@ -53,7 +53,12 @@ export interface ImmichClient
  *
  * const server = Deno.serve(
  *   { hostname: "127.0.0.1", port: 0, onListen() {} },
- *   () => Response.json({ id: "u1", name: "Ann", email: "ann@example.test" }),
+ *   () =>
+ *     Response.json({
+ *       id: "3f0b6a52-1c7e-4d0a-9b8e-2f6d1c0a7e41",
+ *       name: "Ann",
+ *       email: "ann@example.test",
+ *     }),
  * );
  * const immich = createImmichClient({
  *   baseUrl: `http://127.0.0.1:${server.addr.port}/api`,
