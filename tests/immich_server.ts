@@ -53,6 +53,13 @@ export interface ImmichServerOptions {
    * @default {random ids}
    */
   readonly seed?: number;
+  /**
+   * Whether Immich serves its web bundle: without it, paths outside `/api` answer an empty
+   * `text/html` page with status 200, as an Immich built without the web app does.
+   *
+   * @default {true}
+   */
+  readonly webBundle?: boolean;
 }
 
 /** A user of the test server. */
@@ -2151,8 +2158,9 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
         return {
           status: 200,
           headers: [["x-powered-by", "Express"], ["content-type", "text/html; charset=utf-8"]],
-          body:
-            '<!doctype html><html><head><title>Immich</title></head><body><div id="app"></div></body></html>',
+          body: options.webBundle === false
+            ? ""
+            : '<!doctype html><html><head><title>Immich</title></head><body><div id="app"></div></body></html>',
         };
       }
 
