@@ -18,6 +18,8 @@ export interface CliRun {
   readonly env?: Readonly<Record<string, string>>;
   /** Files by relative path, written into the run's fresh working folder. */
   readonly files?: Readonly<Record<string, string>>;
+  /** Flags of `deno run` added to the permission flags, e.g. `--no-npm`. */
+  readonly denoFlags?: readonly string[];
 }
 
 /** What a finished run of the CLI gave. */
@@ -46,7 +48,7 @@ async function prepareCli(run: CliRun) {
     await Deno.writeTextFile(join(cwd, path), content);
   }
   const command = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", ...RUN_FLAGS, MAIN, ...run.args ?? []],
+    args: ["run", "--no-prompt", ...RUN_FLAGS, ...run.denoFlags ?? [], MAIN, ...run.args ?? []],
     // Journals go to the run's own folder unless the run names one: never to the real HOME.
     env: { ...baseEnv(), XDG_STATE_HOME: join(cwd, ".state"), ...run.env },
     clearEnv: true,

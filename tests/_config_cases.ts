@@ -284,8 +284,38 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   })),
   {
     name: "positional argument",
-    args: ["--dry-run", "stray"],
+    args: ["--dry-run", "sk-9f8e7d6c5b4a"],
     message: "Cannot parse the command line: positional arguments are not accepted; see --help",
+  },
+  {
+    name: "positional argument after the command",
+    args: ["run", "--dry-run", "stray"],
+    message: "Cannot parse the command line: positional arguments are not accepted; see " +
+      "stacksync run --help",
+  },
+  {
+    name: "unknown command after an option",
+    args: ["--dry-run", "stray"],
+    message: "Cannot run the command as stacksync has no such command, choose one of run, undo, " +
+      'runs, backup, restore, fix-trash, duplicates, plan, apply: current value is "stray"',
+  },
+  {
+    name: "misspelt command",
+    args: ["fixtrash"],
+    message: "Cannot run the command as stacksync has no such command (did you mean " +
+      'fix-trash?): current value is "fixtrash"',
+  },
+  {
+    name: "help of a misspelt command",
+    args: ["help", "undi"],
+    message:
+      'Cannot show the help as stacksync has no such command (did you mean undo?): current value is "undi"',
+  },
+  {
+    name: "help of two commands",
+    args: ["help", "undo", "runs"],
+    message: "Cannot parse the command line: help takes one COMMAND at most, as in stacksync " +
+      "help undo; see --help",
   },
   {
     name: "unknown command",
