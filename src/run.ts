@@ -32,7 +32,14 @@ import {
   unnamedAssets,
   withFileNames,
 } from "./reconcile/plan.ts";
-import { fileList, nameList, plural, renderPlan, summarizePlan } from "./reconcile/render.ts";
+import {
+  fileList,
+  nameList,
+  needReplacing,
+  plural,
+  renderPlan,
+  summarizePlan,
+} from "./reconcile/render.ts";
 import type { RunJournal } from "./state/folder.ts";
 import { journalWrites, type StacksAsRead, type UserJournal } from "./state/journal.ts";
 import { applyTrash, type TrashOutcome, type TrashWriter } from "./trash/apply.ts";
@@ -215,7 +222,7 @@ export function countOutcomes(
  * const counts = { inSync: 4, created: 2, updated: 1, replaced: 0, deleted: 0, needsReplace: 1, failed: 0, notDone: 0, changedSince: 0, trashed: 0, restored: 0 };
  * assert.equal(
  *   summaryLine({ user: "Ann", status: "done", counts, skippedAssets: { "regex-miss": 3 } }, false),
- *   "Summary for Ann: 2 created, 1 updated, 0 replaced, 0 deleted, 4 in sync, 1 needs replace, 0 failed, 3 assets skipped (3 regex-miss)",
+ *   "Summary for Ann: 2 created, 1 updated, 0 replaced, 0 deleted, 4 in sync, 1 needs replacing, 0 failed, 3 assets skipped (3 regex-miss)",
  * );
  * ```
  */
@@ -239,7 +246,7 @@ export function summaryLine(
       `${c.replaced} ${verb}replaced`,
       `${c.deleted} ${verb}deleted`,
       `${c.inSync} in sync`,
-      `${c.needsReplace} needs replace`,
+      needReplacing(c.needsReplace),
     ]
     : [];
   if (c.restored > 0) parts.push(`${plural(c.restored, "photo")} ${verb}restored from the trash`);
@@ -798,7 +805,9 @@ export async function runUsers(
   const failedUsers = reports.filter((r) => r.status === "failed");
   const stoppedUsers = reports.filter((r) => r.status === "stopped");
   const failedActions = reports.reduce((sum, r) => sum + r.counts.failed, 0);
-  const line = `${work.title} finished: ${plural(reports.length, "user")} processed, ` +
+  // A user skipped or stopped was not processed: each is counted once, under its own word.
+  const processed = reports.length - failedUsers.length - stoppedUsers.length;
+  const line = `${work.title} finished: ${plural(processed, "user")} processed, ` +
     `${plural(failedUsers.length, "user")} skipped, ` +
     (stoppedUsers.length > 0 ? `${plural(stoppedUsers.length, "user")} stopped, ` : "") +
     `${plural(failedActions, "action")} failed`;

@@ -256,7 +256,13 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     [
       "LOG_LEVEL=de'bug",
       "a quote inside the unquoted value of LOG_LEVEL: put the whole value " +
-      "in quotes",
+      "in single quotes, LOG_LEVEL='…', which keep it as written",
+    ],
+    [
+      // JSON in double quotes, as a newcomer writes it (issue 26).
+      'CRITERIA="[{"key":"originalFileName"}]"',
+      'text after the closing quote of CRITERIA: a value holding " (such as JSON) goes in ' +
+      "single quotes, CRITERIA='…'",
     ],
     [
       'LOG_LEVEL="\\\\debug\\q"',

@@ -60,8 +60,8 @@ Deno.test("deno task demo runs a dry run, a real run, a rerun that changes nothi
       [0, 0, 0, 0, 0],
     );
   }
-  assert.equal(again[0].counts["needs replace"], 1);
-  assert.match(passes[2], /^ {4}No changes: \d+ stacks in sync, 1 needs replace$/m);
+  assert.equal(again[0].counts["needs replacing"], 1);
+  assert.match(passes[2], /^ {4}No changes: \d+ stacks in sync, 1 needs replacing$/m);
   assert.match(passes[2], /^ {4}No changes: \d+ stacks in sync$/m);
 
   // The undo writes as much as the real run did, the other way round.
@@ -92,5 +92,5 @@ Deno.test("deno task demo runs a dry run, a real run, a rerun that changes nothi
   // Stacks no group touches (made by hand) are neither in sync nor conflicts, but still listed.
   const rows = table.split("\n").filter((line) => /^ {2}[0-9a-f]{8} /.test(line));
   assert.match(table, new RegExp(`^ {2}${rows.length} stacks\\. `, "m"));
-  assert.ok(rows.length > again[0].counts["in sync"] + again[0].counts["needs replace"]);
+  assert.ok(rows.length > again[0].counts["in sync"] + again[0].counts["needs replacing"]);
 });

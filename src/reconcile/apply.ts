@@ -37,9 +37,18 @@ import { Lanes, pacer } from "./lanes.ts";
 import { fileList, replaceDeletionMessage, unfetchedMessage, writeMessage } from "./render.ts";
 
 /** The stack writes a plan needs, and the one read that checks a lost answer; the Immich client implements it. */
+/** What a create is for, beyond its assets. */
+export interface CreateOptions {
+  /** The stack a grow adds photos to. */
+  readonly grows?: string;
+}
+
 export interface StackWriter {
-  /** `POST /stacks`: the first id becomes the primary. Resolves to the new stack. */
-  createStack(assetIds: readonly string[]): Promise<{ id: string }>;
+  /**
+   * `POST /stacks`: the first id becomes the primary. Resolves to the new stack. `grows` names
+   * the stack a grow adds photos to (the create merges it), so the journal counts an update.
+   */
+  createStack(assetIds: readonly string[], options?: CreateOptions): Promise<{ id: string }>;
   /** `PUT /stacks/{id}` with a new primary that is already a member. */
   updateStackPrimary(stackId: string, primaryAssetId: string): Promise<unknown>;
   /** `DELETE /stacks/{id}`: the assets stay, unstacked. */
@@ -599,7 +608,8 @@ class Run {
       };
     }
     try {
-      return { done: true, id: (await this.#writer.createStack(assetIds)).id };
+      const grows = before === undefined ? {} : { grows: before };
+      return { done: true, id: (await this.#writer.createStack(assetIds, grows)).id };
     } catch (error) {
       const detail = message(error);
       if (isAccessDenied(error)) {
