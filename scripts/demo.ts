@@ -59,8 +59,8 @@ const PASSES: readonly Pass[] = [
   {
     title: "real run again",
     about: "Reads the server afresh and finds nothing left to change: it plans from what is on " +
-      "the server and can run as often as you like. The conflict is reported again until you " +
-      "decide.",
+      "the server and can run as often as you like. The conflict named in pass 2 is counted " +
+      "now, not named again (LOG_LEVEL=debug names it in every pass).",
     env: {},
   },
   {
@@ -177,7 +177,10 @@ function showLog(stdout: string): Omit<PassResult, "code"> {
     } else if (msg.startsWith("Plan: ") || msg.startsWith("No changes: ")) {
       unchanged.push(msg.startsWith("No changes: "));
       console.log(`    ${msg}`);
-    } else if (msg.startsWith("Summary for ") || line.level === "warn" || line.level === "error") {
+    } else if (
+      msg.startsWith("Summary for ") || /^Left \d+ stacks? as /.test(msg) ||
+      line.level === "warn" || line.level === "error"
+    ) {
       console.log(`    ${msg}`);
     } else if (/^(Run|Undo) finished: /.test(msg)) {
       console.log(`  ${msg}`);
@@ -335,7 +338,7 @@ interface StackContext {
   readonly before: readonly (readonly string[])[];
   /** File name by asset id. */
   readonly names: ReadonlyMap<string, string>;
-  /** Stacks the last pass left alone as conflicts. */
+  /** Stacks the passes left alone as conflicts. */
   readonly conflicts: readonly string[];
 }
 
@@ -418,7 +421,8 @@ async function main(): Promise<number> {
     const results: PassResult[] = [];
     for (const [index, pass] of PASSES.entries()) {
       if (pass.args?.[0] === "undo") {
-        const { conflicts } = results[results.length - 1];
+        // Each conflict is named by the first pass that finds it.
+        const conflicts = results.flatMap((result) => result.conflicts);
         const title = `The stacks of ${first.name} after pass ${index}`;
         showStacks(title, server.stacks(users[0].id), { before, names, conflicts });
       }

@@ -24,6 +24,7 @@ import {
 import { mergeEntries, placeEntries } from "./incremental/entries.ts";
 import type { Asset, Outcome, Plan, Stack, TrashPlan, User } from "./model.ts";
 import { type ApplyOptions, applyPlan, type StackWriter } from "./reconcile/apply.ts";
+import { namedAfter } from "./reconcile/left_alone.ts";
 import {
   actsOnStackMembers,
   hasChanges,
@@ -41,6 +42,7 @@ import {
   summarizePlan,
 } from "./reconcile/render.ts";
 import type { RunJournal } from "./state/folder.ts";
+import type { ConflictMemory } from "./state/named.ts";
 import { journalWrites, type StacksAsRead, type UserJournal } from "./state/journal.ts";
 import { applyTrash, type TrashOutcome, type TrashWriter } from "./trash/apply.ts";
 
@@ -105,6 +107,11 @@ export interface RunOptions {
   readonly observe?: (pass: PassRecord) => void;
   /** Records every write; see {@linkcode Journaling}. */
   readonly journal?: Journaling;
+  /**
+   * What earlier passes named of the stacks they left as they are, so each is named once
+   * (`src/state/named.ts`); without it every pass names them all.
+   */
+  readonly named?: ConflictMemory;
   /**
    * Where the cache of incremental passes is and what a pass may do with it; without it every
    * pass reads the whole library and keeps no cache.
@@ -670,8 +677,10 @@ async function processUser(
       pauseMs: settings.preventSelfRekt ? SELF_REKT_PAUSE_MS : 0,
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
       ...(journal === undefined ? {} : { recovery: "stacksync undo puts it back" }),
+      ...(options.named === undefined ? {} : { namedConflicts: await options.named.named(me.id) }),
     };
     const outcomes = await applyPlan(plan, writer, applying);
+    await options.named?.remember(me.id, namedAfter(plan.needsReplace));
     const trashOutcomes = trash === undefined ? [] : await applyTrash(trash, writer, {
       ...applying,
       logger: getLogger(["stacksync", "trash"]).with({ user }),
