@@ -205,8 +205,12 @@ async function runPass(
       args.map((arg) => ` ${arg}`).join("")
     }\n`,
   );
+  // --cached-only: starting the demo cached every npm package of deno.lock, but not the
+  // metadata of those only main.ts loads (LogTape, the Immich SDK). Deno fetches missing
+  // metadata in the background and keeps it only if the process outlives the fetch, which a
+  // pass does not: each printed a Download line, whatever the cache held.
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", ...RUN_FLAGS, MAIN, ...args],
+    args: ["run", "--no-prompt", "--cached-only", ...RUN_FLAGS, MAIN, ...args],
     env: { ...baseEnv(), ...settings, ...pass.env },
     clearEnv: true,
     cwd,
