@@ -89,6 +89,37 @@ export async function runCli(run: CliRun): Promise<CliResult> {
   return { ...(await commandOutput(command)), cwd };
 }
 
+/** A JSON log line of the CLI (`LOG_FORMAT=json`). */
+export type JsonLine = Record<string, unknown> & { readonly msg: string; readonly level: string };
+
+/**
+ * The JSON log lines of a run's standard output.
+ *
+ * @param stdout What the run wrote, one JSON object a line.
+ * @returns The lines, parsed.
+ */
+export function jsonLines(stdout: string): JsonLine[] {
+  return stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
+}
+
+/**
+ * Runs the CLI to its end with JSON logs, then removes its working folder.
+ *
+ * @param args The command line.
+ * @param env The settings; `LOG_FORMAT=json` is added.
+ * @param files Files by relative path, written into its working folder first.
+ * @returns Exit status and output.
+ */
+export async function runCliJson(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  files: Readonly<Record<string, string>> = {},
+): Promise<CliResult> {
+  const result = await runCli({ args, env: { LOG_FORMAT: "json", ...env }, files });
+  await Deno.remove(result.cwd, { recursive: true });
+  return result;
+}
+
 /** A CLI started with {@linkcode spawnCli}, still running. */
 export interface SpawnedCli {
   readonly process: Deno.ChildProcess;

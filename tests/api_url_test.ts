@@ -7,25 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type CliResult, runCli } from "./_cli.ts";
+import { type CliResult, jsonLines, runCliJson } from "./_cli.ts";
 import { type ImmichServer, startImmichServer } from "./immich_server.ts";
 
-/** A JSON log line. */
-type Line = Record<string, unknown> & { readonly msg: string; readonly level: string };
-
-function lines(result: CliResult): Line[] {
-  return result.stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
-}
-
-/** Runs the CLI with JSON logs in a folder of its own, which it removes. */
-async function cli(
-  args: readonly string[],
-  env: Readonly<Record<string, string>>,
-): Promise<CliResult> {
-  const result = await runCli({ args, env: { LOG_FORMAT: "json", ...env } });
-  await Deno.remove(result.cwd, { recursive: true });
-  return result;
-}
+const cli = runCliJson;
+const lines = (result: CliResult) => jsonLines(result.stdout);
 
 /** A user with three unstacked RAW+JPEG pairs. */
 function pairs(server: ImmichServer): { userId: string; key: string } {

@@ -7,23 +7,24 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type CliResult, finishCli, runCli, spawnCli } from "./_cli.ts";
+import {
+  type CliResult,
+  finishCli,
+  type JsonLine,
+  jsonLines,
+  runCliJson,
+  spawnCli,
+} from "./_cli.ts";
 import { type ImmichServer, startImmichServer } from "./immich_server.ts";
 
-/** A JSON log line. */
-type Line = Record<string, unknown> & { readonly msg: string; readonly level: string };
-
-function parse(lines: readonly string[]): Line[] {
-  return lines.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
-}
+type Line = JsonLine;
 
 async function cli(
   args: readonly string[],
   env: Readonly<Record<string, string>>,
 ): Promise<CliResult & { lines: Line[] }> {
-  const result = await runCli({ args, env: { LOG_FORMAT: "json", ...env } });
-  await Deno.remove(result.cwd, { recursive: true });
-  return { ...result, lines: parse(result.stdout.split("\n")) };
+  const result = await runCliJson(args, env);
+  return { ...result, lines: jsonLines(result.stdout) };
 }
 
 /**
@@ -139,7 +140,7 @@ Deno.test("main.ts in cron mode names a stack left as it is in its first pass on
     }
     cron.process.kill("SIGTERM");
     const end = await finishCli(cron, 30_000);
-    const lines = parse(end.lines);
+    const lines = jsonLines(end.lines.join("\n"));
     const ends = lines.flatMap((line, index) => line.msg.startsWith("Run finished") ? [index] : []);
     assert.ok(ends.length >= 2, end.lines.join("\n"));
     const firstPass = lines.slice(0, ends[0]);

@@ -5,24 +5,11 @@
  * failed as skipped, not processed (issue 26).
  */
 import assert from "node:assert/strict";
-import { type CliResult, runCli } from "./_cli.ts";
+import { type CliResult, jsonLines, runCliJson } from "./_cli.ts";
 import { startImmichServer } from "./immich_server.ts";
 
-/** A JSON log line. */
-type Line = Record<string, unknown> & { readonly msg: string; readonly level: string };
-
-function lines(result: CliResult): Line[] {
-  return result.stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
-}
-
-async function cli(
-  args: readonly string[],
-  env: Readonly<Record<string, string>>,
-): Promise<CliResult> {
-  const result = await runCli({ args, env: { LOG_FORMAT: "json", ...env } });
-  await Deno.remove(result.cwd, { recursive: true });
-  return result;
-}
+const cli = runCliJson;
+const lines = (result: CliResult) => jsonLines(result.stdout);
 
 Deno.test("main.ts counts a grown stack as updated in both the summary and stacksync runs", async () => {
   await using server = await startImmichServer();
