@@ -265,7 +265,7 @@ export const INVALID_CASES: readonly InvalidCase[] = [
       "in single quotes, LOG_LEVEL='…', which keep it as written",
     ],
     [
-      // JSON in double quotes, as a newcomer writes it (issue 26).
+      // JSON in double quotes, as a newcomer writes it.
       'CRITERIA="[{"key":"originalFileName"}]"',
       'text after the closing quote of CRITERIA: a value holding " (such as JSON) goes in ' +
       "single quotes, CRITERIA='…'",

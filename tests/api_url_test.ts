@@ -1,7 +1,7 @@
 /**
  * API_URL with and without `/api` through the real CLI against the Immich test server: what was
  * recorded under one is found under the other (journals, backups, plans), an Immich without its
- * web bundle (an empty `text/html` page outside `/api`, as recorded in issue 26) gets the same
+ * web bundle (an empty `text/html` page outside `/api`, as seen on a live Immich) gets the same
  * fallback as one with it, and a web page at an address that ends in `/api` is not blamed on a
  * missing `/api`.
  */

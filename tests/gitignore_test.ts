@@ -1,6 +1,6 @@
 /**
  * What `stacksync plan` writes in the folder it runs in stays out of git: the repository's
- * .gitignore holds it (issue 26).
+ * .gitignore holds it.
  */
 import assert from "node:assert/strict";
 import { runCli } from "./_cli.ts";

@@ -2,8 +2,8 @@
  * Stacks left as they are for want of REPLACE_STACKS, through the real CLI against the Immich
  * test server: each is named at info once, by the first pass that finds it (or again when its
  * reason changes), and counted by the passes after it, across the passes of a cron process and
- * across processes through the state folder (issue 26: 415 such lines a pass filled 22 MB of log
- * in 15 minutes of cron).
+ * across processes through the state folder (at 415 such lines a pass, 15 minutes of cron filled
+ * 22 MB of log).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";

@@ -2,7 +2,7 @@
  * What a run says it did, through the real CLI against the Immich test server: its summary line
  * and `stacksync runs` count the same creates and updates (a stack that grows is an update in
  * both, though Immich makes it with `POST /stacks`), and the closing line counts a user whose key
- * failed as skipped, not processed (issue 26).
+ * failed as skipped, not processed.
  */
 import assert from "node:assert/strict";
 import { type CliResult, jsonLines, runCliJson } from "./_cli.ts";
