@@ -56,6 +56,9 @@ Deno.test("main.ts answers -h, help and help COMMAND as --help, loading no npm p
     assert.deepEqual([run.code, run.stderr, run.stdout], [0, "", `${text}\n`], args.join(" "));
     await Deno.remove(run.cwd, { recursive: true });
   }
+  // The longest names no longer run into their summaries.
+  assert.match(runs[0].stdout, /^ {2}fix-trash {2,}Move to the trash/m);
+  assert.match(runs[0].stdout, /^ {2}duplicates {2,}List photos/m);
 });
 
 Deno.test("main.ts takes options before the command and suggests the command meant", async () => {
