@@ -1,5 +1,6 @@
 /**
- * "Did you mean …?" for names typed by hand: settings in env files and flags on the command line.
+ * "Did you mean …?" for names typed by hand: settings in env files, flags and commands on the
+ * command line.
  *
  * @module
  */

@@ -14,6 +14,7 @@ import { isAbsolute, join } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { closestName, slipOf } from "./closest_name.ts";
+import { commandPosition, HELP_COMMAND } from "./command_line.ts";
 import { type EnvEntry, EnvFileError, parseEnvFile } from "./env_file.ts";
 import { parseCriteria } from "./grouping/criteria.ts";
 import { immichStackSpelling } from "./immich_stack.ts";
@@ -964,30 +965,75 @@ function helpHint(command: CommandName, explicit: boolean): string {
   return explicit ? `stacksync ${command} --help` : "--help";
 }
 
+/** The long flags of every command that take a value: what follows one is no command. */
+const VALUE_FLAGS: ReadonlySet<string> = new Set([
+  ...KEYS.flatMap((key) => {
+    const declaration: SettingDeclaration<unknown> = SETTINGS[key];
+    return declaration.switch ? [] : [declaration.flag];
+  }),
+  ...OPTION_KEYS.flatMap((key) => {
+    const declaration: OptionDeclaration = OPTIONS[key];
+    return declaration.value === undefined ? [] : [declaration.flag];
+  }),
+]);
+
+/** A word that may be shown as a mistyped command; a key never is one. */
+const COMMAND_WORD = /^[a-z]{1,20}(-[a-z]{1,20})?$/;
+
+/** The error for a word that names no command, with the command it most likely means. */
+function unknownCommand(word: string, what: string): ConfigError {
+  const near = closestName(word, COMMAND_NAMES);
+  const advice = near === undefined
+    ? `, choose one of ${COMMAND_NAMES.join(", ")}`
+    : ` (did you mean ${near}?)`;
+  return new ConfigError(
+    `Cannot ${what} as stacksync has no such command${advice}: current value is "${word}"`,
+  );
+}
+
 /**
- * Finds the subcommand: the first argument when it is not a flag, else `run`.
+ * Finds the subcommand: the first argument that is neither an option nor an option's value
+ * (so options may come before it), else `run`.
  *
- * @throws {ConfigError} For a first argument that names no command; a word is shown, anything
- *   else is not, as it may be a key typed in the wrong place.
+ * @throws {ConfigError} For a word where the command goes that names no command; anything
+ *   else is not shown, as it may be a key typed in the wrong place.
  */
 function splitCommand(args: readonly string[]) {
-  const first = args[0];
-  if (first === undefined || first.startsWith("-")) {
-    return { command: "run" as CommandName, explicit: false, rest: args };
+  const at = commandPosition(args, VALUE_FLAGS);
+  const word = args[at];
+  if (word === undefined) return { command: "run" as CommandName, explicit: false, rest: args };
+  if (Object.hasOwn(COMMANDS, word)) {
+    const rest = [...args.slice(0, at), ...args.slice(at + 1)];
+    return { command: word as CommandName, explicit: true, rest };
   }
-  if (Object.hasOwn(COMMANDS, first)) {
-    return { command: first as CommandName, explicit: true, rest: args.slice(1) };
-  }
-  const choices = COMMAND_NAMES.join(", ");
-  if (/^[a-z]{1,20}(-[a-z]{1,20})?$/.test(first)) {
-    throw new ConfigError(
-      `Cannot run the command as stacksync has no such command, choose one of ${choices}: ` +
-        `current value is "${first}"`,
-    );
-  }
+  if (COMMAND_WORD.test(word)) throw unknownCommand(word, "run the command");
+  // After options, a stray argument of `run`, which says so without showing it.
+  if (at > 0) return { command: "run" as CommandName, explicit: false, rest: args };
   throw new ConfigError(
-    `Cannot parse the command line: the first argument must be a command (${choices}) or an ` +
-      "option; see --help",
+    `Cannot parse the command line: the first argument must be a command (${
+      COMMAND_NAMES.join(", ")
+    }) or an option; see --help`,
+  );
+}
+
+/**
+ * The help `stacksync help [COMMAND]` asks for, or undefined when the command is not `help`.
+ *
+ * @throws {ConfigError} For a COMMAND that names none, or more than one argument after it.
+ */
+function helpCommand(args: readonly string[]): Command | undefined {
+  const at = commandPosition(args, VALUE_FLAGS);
+  if (args[at] !== HELP_COMMAND) return undefined;
+  const topic = args.slice(at + 1);
+  if (topic.length === 0) return { kind: "help", text: helpText() };
+  const [word] = topic;
+  if (topic.length === 1 && Object.hasOwn(COMMANDS, word)) {
+    return { kind: "help", text: helpText(word as CommandName) };
+  }
+  if (topic.length === 1 && COMMAND_WORD.test(word)) throw unknownCommand(word, "show the help");
+  throw new ConfigError(
+    "Cannot parse the command line: help takes one COMMAND at most, as in stacksync help " +
+      "undo; see --help",
   );
 }
 
@@ -1027,8 +1073,8 @@ export function commandLineProblem(
 }
 
 function parseCommandLine(args: readonly string[], command: CommandName, hint: string) {
-  const options: Record<string, { type: "string" | "boolean" }> = {
-    help: { type: "boolean" },
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {
+    help: { type: "boolean", short: "h" },
     version: { type: "boolean" },
   };
   for (const key of settingsOf(command)) {
@@ -1097,6 +1143,8 @@ function parseCommandLine(args: readonly string[], command: CommandName, hint: s
  */
 export function loadSettings(options: LoadSettingsOptions): Command {
   const readTextFile = options.readTextFile ?? readTextFileIfPresent;
+  const help = helpCommand(options.args);
+  if (help !== undefined) return help;
   const { command, explicit, rest } = splitCommand(options.args);
   const hint = helpHint(command, explicit);
   const { values, positionals } = parseCommandLine(rest, command, hint);
@@ -1470,10 +1518,10 @@ export function helpText(command?: CommandName): string {
       "Usage: stacksync [command] [options]",
       "",
       "Commands:",
-      ...COMMAND_NAMES.map((name) => `  ${name.padEnd(9)}${COMMANDS[name].summary}`),
+      ...commandLines(),
       "",
-      "Without a command stacksync runs `run`. `stacksync <command> --help` lists what a " +
-      "command reads.",
+      "Without a command stacksync runs `run`. `stacksync help <command>` lists what a " +
+      "command reads. Options may come before or after the command.",
       "",
     ]
     : [`stacksync ${command}: ${declared.summary}`, ""];
@@ -1498,8 +1546,18 @@ export function helpText(command?: CommandName): string {
       `      ${declaration.env}: ${declaration.help}${fallback}`,
     );
   }
-  lines.push("  --help", "      Show this help", "  --version", "      Show the version");
+  lines.push("  -h, --help", "      Show this help", "  --version", "      Show the version");
   return lines.join("\n");
+}
+
+/** The list of commands in the general help: names in a column wide enough for the longest. */
+function commandLines(): string[] {
+  const rows: [string, string][] = [
+    ...COMMAND_NAMES.map((name): [string, string] => [name, COMMANDS[name].summary]),
+    [`${HELP_COMMAND} [command]`, "Show this help, or what a command reads"],
+  ];
+  const width = Math.max(...rows.map(([name]) => name.length)) + 2;
+  return rows.map(([name, summary]) => `  ${name.padEnd(width)}${summary}`);
 }
 
 /** The commands cell of the README table: `all`, or the names. */

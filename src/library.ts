@@ -10,7 +10,7 @@
 import type { Logger } from "@logtape/logtape";
 import { literal } from "./log.ts";
 import { TransientError } from "./api/errors.ts";
-import { displayUrl } from "./shown_url.ts";
+import { displayUrl, serverKey } from "./shown_url.ts";
 import type { ImmichClient } from "./api/immich.ts";
 import { type SearchFilter, searchScopes } from "./api/search.ts";
 import type { AnsweredStack } from "./api/stacks.ts";
@@ -337,7 +337,7 @@ export async function readPassInput(
   const settingsText = cacheSettings(settings, albumIds);
   const files = options.stateDir === undefined
     ? undefined
-    : cacheFilesOf(options.stateDir, displayUrl(settings.apiUrl), user.id, settingsText);
+    : cacheFilesOf(options.stateDir, serverKey(settings.apiUrl), user.id, settingsText);
   const startedAt = client.serverTime();
   const memory = options.memory ?? new PassMemory();
   const reading: Reading = {

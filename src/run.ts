@@ -24,6 +24,7 @@ import {
 import { mergeEntries, placeEntries } from "./incremental/entries.ts";
 import type { Asset, Outcome, Plan, Stack, TrashPlan, User } from "./model.ts";
 import { type ApplyOptions, applyPlan, type StackWriter } from "./reconcile/apply.ts";
+import { namedAfter } from "./reconcile/left_alone.ts";
 import {
   actsOnStackMembers,
   hasChanges,
@@ -38,8 +39,16 @@ import {
   SHARE_FLOOR,
   stacksDeleted,
 } from "./reconcile/deletions.ts";
-import { fileList, nameList, plural, renderPlan, summarizePlan } from "./reconcile/render.ts";
+import {
+  fileList,
+  nameList,
+  needReplacing,
+  plural,
+  renderPlan,
+  summarizePlan,
+} from "./reconcile/render.ts";
 import type { RunJournal } from "./state/folder.ts";
+import type { ConflictMemory } from "./state/named.ts";
 import { journalWrites, type StacksAsRead, type UserJournal } from "./state/journal.ts";
 import { applyTrash, type TrashOutcome, type TrashWriter } from "./trash/apply.ts";
 
@@ -104,6 +113,11 @@ export interface RunOptions {
   readonly observe?: (pass: PassRecord) => void;
   /** Records every write; see {@linkcode Journaling}. */
   readonly journal?: Journaling;
+  /**
+   * What earlier passes named of the stacks they left as they are, so each is named once
+   * (`src/state/named.ts`); without it every pass names them all.
+   */
+  readonly named?: ConflictMemory;
   /**
    * Where the cache of incremental passes is and what a pass may do with it; without it every
    * pass reads the whole library and keeps no cache.
@@ -223,7 +237,7 @@ export function countOutcomes(
  * const counts = { inSync: 4, created: 2, updated: 1, replaced: 0, deleted: 0, needsReplace: 1, failed: 0, notDone: 0, changedSince: 0, trashed: 0, restored: 0 };
  * assert.equal(
  *   summaryLine({ user: "Ann", status: "done", counts, skippedAssets: { "regex-miss": 3 } }, false),
- *   "Summary for Ann: 2 created, 1 updated, 0 replaced, 0 deleted, 4 in sync, 1 needs replace, 0 failed, 3 assets skipped (3 regex-miss)",
+ *   "Summary for Ann: 2 created, 1 updated, 0 replaced, 0 deleted, 4 in sync, 1 needs replacing, 0 failed, 3 assets skipped (3 regex-miss)",
  * );
  * ```
  */
@@ -247,7 +261,7 @@ export function summaryLine(
       `${c.replaced} ${verb}replaced`,
       `${c.deleted} ${verb}deleted`,
       `${c.inSync} in sync`,
-      `${c.needsReplace} needs replace`,
+      needReplacing(c.needsReplace),
     ]
     : [];
   if (c.restored > 0) parts.push(`${plural(c.restored, "photo")} ${verb}restored from the trash`);
@@ -709,8 +723,10 @@ async function processUser(
       pauseMs: settings.preventSelfRekt ? SELF_REKT_PAUSE_MS : 0,
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
       ...(journal === undefined ? {} : { recovery: "stacksync undo puts it back" }),
+      ...(options.named === undefined ? {} : { namedConflicts: await options.named.named(me.id) }),
     };
     const outcomes = await applyPlan(plan, writer, applying);
+    await options.named?.remember(me.id, namedAfter(plan.needsReplace));
     const trashOutcomes = trash === undefined ? [] : await applyTrash(trash, writer, {
       ...applying,
       logger: getLogger(["stacksync", "trash"]).with({ user }),
@@ -844,7 +860,9 @@ export async function runUsers(
   const failedUsers = reports.filter((r) => r.status === "failed");
   const stoppedUsers = reports.filter((r) => r.status === "stopped");
   const failedActions = reports.reduce((sum, r) => sum + r.counts.failed, 0);
-  const line = `${work.title} finished: ${plural(reports.length, "user")} processed, ` +
+  // A user skipped or stopped was not processed: each is counted once, under its own word.
+  const processed = reports.length - failedUsers.length - stoppedUsers.length;
+  const line = `${work.title} finished: ${plural(processed, "user")} processed, ` +
     `${plural(failedUsers.length, "user")} skipped, ` +
     (stoppedUsers.length > 0 ? `${plural(stoppedUsers.length, "user")} stopped, ` : "") +
     `${plural(failedActions, "action")} failed`;

@@ -312,6 +312,24 @@ Deno.test("loadSettings() answers --help and --version before reading any settin
     readTextFile: read,
   });
   assert.deepEqual(help, { kind: "help", text: helpText() });
+  const forms: [string[], string][] = [
+    [["-h"], helpText()],
+    [["help"], helpText()],
+    [["--dry-run", "-h"], helpText()],
+    [["help", "undo"], helpText("undo")],
+    [["undo", "-h"], helpText("undo")],
+    // Options may come before the command.
+    [["--env-file", "prod.env", "undo", "--help"], helpText("undo")],
+  ];
+  for (const [args, text] of forms) {
+    const answer = loadSettings({
+      args,
+      env: { RUN_MODE: "bad" },
+      version: "1.2.3",
+      readTextFile: read,
+    });
+    assert.deepEqual(answer, { kind: "help", text }, args.join(" "));
+  }
   const version = loadSettings({
     args: ["--version"],
     env: {},
@@ -468,5 +486,12 @@ Deno.test("helpText() of a command lists its own flags and the settings it reads
   }
   assert.match(helpText("restore"), /^Usage: stacksync restore FILE \[options\]$/m);
   assert.match(helpText("undo"), /^Usage: stacksync undo \[RUN_ID\] \[options\]$/m);
-  assert.match(helpText(), /^ {2}undo {5}Put back the stacks a recorded run changed/m);
+  // The list of commands: one column of names, at least two spaces from the summaries.
+  const block = helpText().split("\n\n").find((part) => part.startsWith("Commands:"))!;
+  const rows = block.split("\n").slice(1);
+  assert.equal(rows.length, Object.keys(COMMANDS).length + 1);
+  const starts = rows.map((row) => /^ {2}\S+(?: \[command\])? {2,}(?=\S)/.exec(row)?.[0].length);
+  assert.deepEqual(new Set(starts), new Set([starts[0]]), block);
+  assert.ok(starts[0] !== undefined, block);
+  assert.match(block, /^ {2}fix-trash {2,}Move to the trash what groups/m);
 });

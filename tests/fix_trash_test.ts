@@ -148,11 +148,17 @@ Deno.test("main.ts fix-trash moves exactly what follows the trash, then nothing,
     const moved = jsonLines(first).filter((line) => line.msg.startsWith("Moved to the trash: "));
     assert.ok(
       moved.some((line) =>
-        /^Moved to the trash: .*IMG_\d+\.dng.* \(they group with IMG_\d+\.jpg, in the trash\)$/
+        /^Moved to the trash: .*IMG_\d+\.dng.* \((it groups|they group) with IMG_\d+\.jpg, in the trash\)$/
           .test(line.msg)
       ),
       first.stdout,
     );
+    // One photo groups, two or more group.
+    for (const { msg } of moved) {
+      const names = /^Moved to the trash: (.*?) \(/.exec(msg)?.[1].split(", ") ?? [];
+      if (!msg.includes("in the trash)")) continue;
+      assert.ok(msg.includes(names.length === 1 ? "(it groups with " : "(they group with "), msg);
+    }
 
     library.server.clearRequests();
     const second = await cli(["fix-trash"], env);

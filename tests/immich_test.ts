@@ -9,7 +9,7 @@ import { type AssetPage, type InvalidAsset, type SearchFilter } from "../src/api
 import type { Asset } from "../src/model.ts";
 import { type ImmichServer, startImmichServer, type TestUser } from "./immich_server.ts";
 
-const VERSIONS = ["1.118.2", "1.132.3", "2.4.1", "3.1.0"];
+const VERSIONS = ["1.118.2", "1.132.3", "2.4.1", "3.1.0", "3.2.2"];
 const IMAGES_ONLY: SearchFilter = { withArchived: false, withDeleted: false, includeVideos: false };
 
 /** Injected time, so retries in these tests never wait. */

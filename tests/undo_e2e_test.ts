@@ -6,28 +6,21 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { RESET_CONFIRMATION } from "../src/config.ts";
-import { type CliResult, mapLimited, runCli, spawnCli } from "./_cli.ts";
+import {
+  type CliResult,
+  type JsonLine,
+  jsonLines,
+  mapLimited,
+  runCliJson,
+  spawnCli,
+} from "./_cli.ts";
 import { type ImmichServer, startImmichServer } from "./immich_server.ts";
 import { addRandomLibrary, describeStacks, runMain, stackWrites } from "./_undo_library.ts";
 import { seededRandom } from "./_random.ts";
 
-/** A JSON log line. */
-type Line = Record<string, unknown> & { readonly msg: string; readonly level: string };
-
-function lines(result: CliResult): Line[] {
-  return result.stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
-}
-
-/** Runs the CLI with JSON logs and removes its working folder. */
-async function cli(
-  args: readonly string[],
-  env: Readonly<Record<string, string>>,
-  files: Readonly<Record<string, string>> = {},
-): Promise<CliResult> {
-  const result = await runCli({ args, env: { LOG_FORMAT: "json", ...env }, files });
-  await Deno.remove(result.cwd, { recursive: true });
-  return result;
-}
+type Line = JsonLine;
+const cli = runCliJson;
+const lines = (result: CliResult) => jsonLines(result.stdout);
 
 /** A folder for STATE_DIR that the test removes. */
 async function tempState(): Promise<{ path: string } & AsyncDisposable> {

@@ -136,9 +136,10 @@ export async function readJson<T>(answer: Answer, schema: z.ZodType<T>): Promise
   const { exchange: { method, path }, response } = answer;
   const text = await answer.body.text();
   const contentType = response.headers.get("content-type");
+  // An Immich without its web bundle answers outside /api with an empty text/html page.
+  if (looksLikeHtml(text, contentType)) throw htmlError(answer);
   let parsed: unknown = undefined;
   if (text.trim() !== "") {
-    if (looksLikeHtml(text, contentType)) throw htmlError(answer);
     try {
       parsed = JSON.parse(text);
     } catch (error) {
@@ -214,8 +215,12 @@ function invalidResponse(answer: Answer, serverMessage: string) {
 
 function htmlError(answer: Answer) {
   const { exchange } = answer;
+  const hint = /\/api\/*$/.test(URL.parse(answer.baseUrl)?.pathname ?? "")
+    ? "a web page answers at API_URL though it ends in /api: check its path, and the proxy " +
+      "in front of Immich if there is one"
+    : "API_URL probably lacks /api";
   return invalidResponse(answer, "HTML page")(
     `Cannot use the answer of ${exchange.method} ${exchange.path} as it is an HTML page, ` +
-      `not JSON (API_URL probably lacks /api): current value is ${shownUrl(answer.baseUrl)}`,
+      `not JSON (${hint}): current value is ${shownUrl(answer.baseUrl)}`,
   );
 }

@@ -14,7 +14,7 @@ import type { Logger } from "@logtape/logtape";
 import { getLogger } from "@logtape/logtape";
 import { literal } from "../log.ts";
 import { ApiError } from "../api/errors.ts";
-import { displayUrl } from "../shown_url.ts";
+import { displayUrl, serverKey } from "../shown_url.ts";
 import { neededPermissions } from "../api/permissions.ts";
 import { ConfigError, type Settings, settingsOfPlan } from "../config.ts";
 import { parseCriteria } from "../grouping/criteria.ts";
@@ -209,7 +209,7 @@ export const applyCommand: Command = async (context) => {
   const path = context.operand!;
   const plan = await readCommandFile(path, "plan", parsePlanFile);
   const server = displayUrl(settings.apiUrl);
-  if (plan.server !== server && !options.force) {
+  if (serverKey(plan.server) !== serverKey(server) && !options.force) {
     throw new ConfigError(
       `Cannot apply ${path} as it is a plan of ${plan.server}, not of API_URL: set API_URL to ` +
         `that server, or give --force if it is the same one: current value is ${server}`,

@@ -10,7 +10,7 @@
  * @module
  */
 import { ApiError } from "../api/errors.ts";
-import { displayUrl } from "../shown_url.ts";
+import { displayUrl, serverKey } from "../shown_url.ts";
 import { neededPermissions } from "../api/permissions.ts";
 import { ConfigError } from "../config.ts";
 import { runUsers, type UserWork } from "../run.ts";
@@ -121,7 +121,7 @@ export const restoreCommand: Command = async (context) => {
   const path = context.operand!;
   const backup = await readBackupFile(path);
   const server = displayUrl(settings.apiUrl);
-  if (backup.server !== server && !options.force) {
+  if (serverKey(backup.server) !== serverKey(server) && !options.force) {
     throw new ConfigError(
       `Cannot restore ${path} as it is a backup of ${backup.server}, not of API_URL: set ` +
         `API_URL to that server, or give --force if it is the same one: current value is ${server}`,

@@ -7,7 +7,7 @@
  * @module
  */
 import { getLogger, type Logger } from "@logtape/logtape";
-import { displayUrl } from "../shown_url.ts";
+import { displayUrl, serverKey } from "../shown_url.ts";
 import type { Assets } from "../api/assets.ts";
 import { neededPermissions } from "../api/permissions.ts";
 import type { Stacks } from "../api/stacks.ts";
@@ -255,7 +255,9 @@ export const undoCommand: Command = async (context) => {
   const { found, unreadable } = await folder.journals();
   const given = operand === undefined ? undefined : journalsOf(found, operand, folder.path);
   const server = displayUrl(settings.apiUrl);
-  const elsewhere = given?.find((journal) => journal.summary.server !== server);
+  const elsewhere = given?.find((journal) =>
+    serverKey(journal.summary.server) !== serverKey(server)
+  );
   if (elsewhere !== undefined && !options.force) {
     throw new ConfigError(
       `Cannot undo run ${elsewhere.summary.run} as it changed ${elsewhere.summary.server}, not ` +

@@ -84,7 +84,8 @@ export interface RecordedStack {
 
 /** One write as it was about to be sent. */
 export type WriteIntent =
-  | { readonly op: "create"; readonly assetIds: readonly string[] }
+  /** `grows`: the stack a grow added the photos to (the create merged it); counted an update. */
+  | { readonly op: "create"; readonly assetIds: readonly string[]; readonly grows?: string }
   | { readonly op: "update-primary"; readonly stackId: string; readonly primaryAssetId: string }
   | { readonly op: "delete"; readonly stackId: string }
   /** Photos moved to the trash (`DELETE /assets`, never for good). */
@@ -215,6 +216,7 @@ const intentSchema = z.discriminatedUnion("op", [
     seq: z.number(),
     op: z.literal("create"),
     assetIds: z.array(z.string()),
+    grows: z.string().optional(),
   }),
   z.object({
     type: z.literal("intent"),
@@ -261,11 +263,15 @@ const NO_WRITES = {
   unknown: 0,
 };
 
-/** Counts one write done: a stack write once, a move to or from the trash by its photos. */
+/**
+ * Counts one write done: a stack write once (a grow as an update, as the run's summary counts
+ * it), a move to or from the trash by its photos.
+ */
 function countDone(counts: typeof NO_WRITES, intent: WriteIntent): void {
   switch (intent.op) {
     case "create":
-      counts.created++;
+      if (intent.grows === undefined) counts.created++;
+      else counts.updated++;
       break;
     case "update-primary":
       counts.updated++;
@@ -630,8 +636,12 @@ export function journalWrites(
     return result;
   };
   return {
-    createStack: (assetIds) =>
-      send({ op: "create", assetIds }, () => writer.createStack(assetIds), (stack) => stack),
+    createStack: (assetIds, options) =>
+      send(
+        { op: "create", assetIds, ...options?.grows === undefined ? {} : { grows: options.grows } },
+        () => writer.createStack(assetIds),
+        (stack) => stack,
+      ),
     updateStackPrimary: (stackId, primaryAssetId) =>
       send(
         { op: "update-primary", stackId, primaryAssetId },
