@@ -9,10 +9,11 @@
  */
 import type { Logger } from "@logtape/logtape";
 import { literal } from "./log.ts";
-import { TransientError } from "./api/http.ts";
-import { displayUrl } from "./shown_url.ts";
-import type { AnsweredStack, ImmichClient, SearchFilter } from "./api/immich.ts";
-import { searchScopes } from "./api/immich.ts";
+import { TransientError } from "./api/errors.ts";
+import { displayUrl, serverKey } from "./shown_url.ts";
+import type { ImmichClient } from "./api/immich.ts";
+import { type SearchFilter, searchScopes } from "./api/search.ts";
+import type { AnsweredStack } from "./api/stacks.ts";
 import { SETTINGS, type Settings } from "./config.ts";
 import { type Criteria, criterionFields, promotionInputs } from "./grouping/criteria.ts";
 import {
@@ -393,7 +394,7 @@ export async function readPassInput(
   const settingsText = cacheSettings(settings, albumIds);
   const files = options.stateDir === undefined
     ? undefined
-    : cacheFilesOf(options.stateDir, displayUrl(settings.apiUrl), user.id, settingsText);
+    : cacheFilesOf(options.stateDir, serverKey(settings.apiUrl), user.id, settingsText);
   const startedAt = client.serverTime();
   const memory = options.memory ?? new PassMemory();
   const reading: Reading = {

@@ -7,8 +7,11 @@
  */
 import { getLogger, type Logger } from "@logtape/logtape";
 import { literal } from "./log.ts";
-import { ApiError, delay } from "./api/http.ts";
-import { createImmichClient, type ImmichClient, neededPermissions } from "./api/immich.ts";
+import { delay } from "./api/delay.ts";
+import { ApiError } from "./api/errors.ts";
+import { createImmichClient, type ImmichClient } from "./api/immich.ts";
+import { neededPermissions } from "./api/permissions.ts";
+import type { UnlistedMemberSearch } from "./api/unlisted_members.ts";
 import { SELF_REKT_PAUSE_MS, type Settings } from "./config.ts";
 import { type Criteria, parseCriteria } from "./grouping/criteria.ts";
 import {
@@ -22,6 +25,7 @@ import { mergeEntries, placeEntries } from "./incremental/entries.ts";
 import type { Asset, Outcome, Plan, Stack, TrashPlan, User } from "./model.ts";
 import { type ApplyOptions, applyPlan, type StackWriter } from "./reconcile/apply.ts";
 import type { GroundRules } from "./reconcile/ground.ts";
+import { namedAfter } from "./reconcile/left_alone.ts";
 import {
   actsOnStackMembers,
   hasChanges,
@@ -30,8 +34,22 @@ import {
   unnamedAssets,
   withFileNames,
 } from "./reconcile/plan.ts";
-import { fileList, nameList, plural, renderPlan, summarizePlan } from "./reconcile/render.ts";
+import {
+  type DeletionLimit,
+  exceedsLimit,
+  SHARE_FLOOR,
+  stacksDeleted,
+} from "./reconcile/deletions.ts";
+import {
+  fileList,
+  nameList,
+  needReplacing,
+  plural,
+  renderPlan,
+  summarizePlan,
+} from "./reconcile/render.ts";
 import type { RunJournal } from "./state/folder.ts";
+import type { ConflictMemory } from "./state/named.ts";
 import { journalWrites, type StacksAsRead, type UserJournal } from "./state/journal.ts";
 import { applyTrash, type TrashOutcome, type TrashWriter } from "./trash/apply.ts";
 
@@ -96,6 +114,11 @@ export interface RunOptions {
   readonly observe?: (pass: PassRecord) => void;
   /** Records every write; see {@linkcode Journaling}. */
   readonly journal?: Journaling;
+  /**
+   * What earlier passes named of the stacks they left as they are, so each is named once
+   * (`src/state/named.ts`); without it every pass names them all.
+   */
+  readonly named?: ConflictMemory;
   /**
    * Where the cache of incremental passes is and what a pass may do with it; without it every
    * pass reads the whole library and keeps no cache.
@@ -195,6 +218,8 @@ export function countOutcomes(
         break;
       case "replace":
         counts.replaced++;
+        // Every stack a replace deleted counts, as `stacksync runs` counts it.
+        counts.deleted += outcome.action.deleteStackIds.length;
         break;
       case "delete":
         counts.deleted++;
@@ -221,7 +246,7 @@ export function countOutcomes(
  * const counts = { inSync: 4, created: 2, updated: 1, replaced: 0, deleted: 0, needsReplace: 1, failed: 0, notDone: 0, changedSince: 0, trashed: 0, restored: 0 };
  * assert.equal(
  *   summaryLine({ user: "Ann", status: "done", counts, skippedAssets: { "regex-miss": 3 } }, false),
- *   "Summary for Ann: 2 created, 1 updated, 0 replaced, 0 deleted, 4 in sync, 1 needs replace, 0 failed, 3 assets skipped (3 regex-miss)",
+ *   "Summary for Ann: 2 created, 1 updated, 0 replaced, 0 deleted, 4 in sync, 1 needs replacing, 0 failed, 3 assets skipped (3 regex-miss)",
  * );
  * ```
  */
@@ -245,7 +270,7 @@ export function summaryLine(
       `${c.replaced} ${verb}replaced`,
       `${c.deleted} ${verb}deleted`,
       `${c.inSync} in sync`,
-      `${c.needsReplace} needs replace`,
+      needReplacing(c.needsReplace),
     ]
     : [];
   if (c.restored > 0) parts.push(`${plural(c.restored, "photo")} ${verb}restored from the trash`);
@@ -453,6 +478,13 @@ async function prepare(
     ? { plan, entries }
     : mergeEntries(plan, entries, rest.kept, rest.dirty);
   const groupCount = rest?.groups ?? groups.length;
+  // Before the cache records the plan and before any write: a pass past the limit does nothing.
+  if (!settings.resetStacks) {
+    checkDeletions(whole.plan, settings.maxStackDeletions, {
+      user: user.name,
+      stacks: () => stacks.length + (rest?.otherStacks().length ?? 0),
+    });
+  }
 
   if (groupCount === 0) {
     userLog.info("No assets grouped", { assets: assets.length });
@@ -484,6 +516,37 @@ async function prepare(
       ...(unseenMembers === undefined ? {} : { unseenMembers }),
     },
   };
+}
+
+/**
+ * Stops a user whose plan deletes more stacks than MAX_STACK_DELETIONS allows (a dry run and
+ * `plan` too, so that they show what the run would do). RESET_STACKS, `--force` and a plan file
+ * being applied are consent: they lift the limit.
+ *
+ * @param plan The user's whole plan.
+ * @param limit MAX_STACK_DELETIONS.
+ * @param about The user's name, and how many stacks the user has (counted only when needed: an
+ *   incremental pass lists the stacks outside its region for it).
+ * @throws {RangeError} When the plan deletes too many: the one line that skips the user.
+ */
+function checkDeletions(
+  plan: Plan,
+  limit: DeletionLimit,
+  about: { readonly user: string; readonly stacks: () => number },
+): void {
+  const deleted = stacksDeleted(plan);
+  // A user has at least the stacks the plan deletes: most passes need not count them.
+  if (!exceedsLimit(deleted, deleted, limit)) return;
+  const stacks = about.stacks();
+  if (!exceedsLimit(deleted, stacks, limit)) return;
+  const allows = "count" in limit
+    ? plural(limit.count, "stack")
+    : `${limit.percent} % of them, and at least ${SHARE_FLOOR}`;
+  throw new RangeError(
+    `Cannot delete ${deleted} of the ${plural(stacks, "stack")} of ${about.user} as ` +
+      `MAX_STACK_DELETIONS allows ${allows}: check them with stacksync plan --force --html ` +
+      "plan.html, then run with --force, or raise MAX_STACK_DELETIONS",
+  );
 }
 
 /** Members of `planned` that `listed` does not have: those the pass looked up. */
@@ -528,7 +591,7 @@ function stackMembers(stacks: readonly Stack[], assets: readonly Asset[]) {
  * @returns The stacks with those members, and the plan options that name them.
  */
 export async function findUnlisted(
-  client: ImmichClient,
+  client: UnlistedMemberSearch,
   stacks: readonly Stack[],
   sets: {
     readonly fileNames: Map<string, string>;
@@ -719,8 +782,10 @@ async function processUser(
           return stack;
         },
       },
+      ...(options.named === undefined ? {} : { namedConflicts: await options.named.named(me.id) }),
     };
     const outcomes = await applyPlan(plan, writer, applying);
+    await options.named?.remember(me.id, namedAfter(plan.needsReplace));
     const trashOutcomes = trash === undefined ? [] : await applyTrash(trash, writer, {
       ...applying,
       logger: getLogger(["stacksync", "trash"]).with({ user }),
@@ -854,7 +919,9 @@ export async function runUsers(
   const failedUsers = reports.filter((r) => r.status === "failed");
   const stoppedUsers = reports.filter((r) => r.status === "stopped");
   const failedActions = reports.reduce((sum, r) => sum + r.counts.failed, 0);
-  const line = `${work.title} finished: ${plural(reports.length, "user")} processed, ` +
+  // A user skipped or stopped was not processed: each is counted once, under its own word.
+  const processed = reports.length - failedUsers.length - stoppedUsers.length;
+  const line = `${work.title} finished: ${plural(processed, "user")} processed, ` +
     `${plural(failedUsers.length, "user")} skipped, ` +
     (stoppedUsers.length > 0 ? `${plural(stoppedUsers.length, "user")} stopped, ` : "") +
     `${plural(failedActions, "action")} failed`;

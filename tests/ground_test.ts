@@ -149,21 +149,21 @@ function writerOn(stacks: Map<string, Stack>) {
   const grounds: (readonly RecordedStack[] | undefined)[] = [];
   let n = 0;
   const writer: StackWriter = {
-    createStack(assetIds, ground) {
+    createStack(assetIds, options) {
       calls.push(`create ${assetIds}`);
-      grounds.push(ground);
+      grounds.push(options?.ground);
       const id = `new${++n}`;
       stacks.set(id, stack(id, ...assetIds));
       return Promise.resolve({ id });
     },
-    updateStackPrimary(stackId, primaryAssetId, ground) {
+    updateStackPrimary(stackId, primaryAssetId, options) {
       calls.push(`update ${stackId} ${primaryAssetId}`);
-      grounds.push(ground);
+      grounds.push(options?.ground);
       return Promise.resolve();
     },
-    deleteStack(stackId, ground) {
+    deleteStack(stackId, options) {
       calls.push(`delete ${stackId}`);
-      grounds.push(ground);
+      grounds.push(options?.ground);
       stacks.delete(stackId);
       return Promise.resolve();
     },

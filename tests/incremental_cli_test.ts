@@ -322,7 +322,7 @@ Deno.test("main() keeps the library of a full pass that writes little though its
     passes.push(passIn(result.lines, result.stdout));
     assert.ok(
       result.lines.some((line) =>
-        /^No changes: 0 stacks in sync, 2 need replace$/.test(String(line.msg))
+        /^No changes: 0 stacks in sync, 2 need replacing$/.test(String(line.msg))
       ),
     );
   }

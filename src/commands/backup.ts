@@ -4,18 +4,22 @@
  * trash, hidden) included and marked. Without `--out` the file goes to
  * `STATE_DIR/backups/<time>.json`; `--out -` writes it to standard output (the log then goes to
  * standard error). Only `GET /users/me`, `GET /stacks` and the searches and lookups that find
- * those members are read; nothing is written to Immich. A user that cannot be read stops the backup: no file is better than a file that
- * silently lacks a user.
+ * those members are read; nothing is written to Immich. A user that cannot be read stops the
+ * backup: no file is better than a file that silently lacks a user.
  *
  * @module
  */
 import { getLogger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
-import { neededPermissions } from "../api/immich.ts";
+import { keyPermissionsOf, neededPermissions } from "../api/permissions.ts";
+import { stacksOf } from "../api/stacks.ts";
+import { unlistedMemberSearchOf } from "../api/unlisted_members.ts";
 import { backupText, type BackupUser, sortStacks, writeBackupFile } from "../state/backup.ts";
 import { findUnlisted } from "../run.ts";
 import { recordStack } from "../state/journal.ts";
-import { type Command, immichClientOf, stateFolderOf } from "./command.ts";
+import { sessionOf } from "./_client.ts";
+import { type Command, stateFolderOf } from "./command.ts";
+import { BACKUP_FILE, checkOwnFile } from "./_own_file.ts";
 
 const logger = getLogger(["stacksync", "backup"]);
 
@@ -23,22 +27,30 @@ const logger = getLogger(["stacksync", "backup"]);
 export const backupCommand: Command = async (context) => {
   const { settings, options } = context;
   const folder = options.out === undefined ? await stateFolderOf(settings, true) : undefined;
+  if (options.out !== undefined && options.out !== "-") {
+    await checkOwnFile(options.out, BACKUP_FILE);
+  }
   return async () => {
     const users: BackupUser[] = [];
     const createdAt = context.now().toISOString();
     for (const [index, apiKey] of settings.apiKeys.entries()) {
       let user = `user ${index + 1}`;
-      const client = immichClientOf(context, apiKey);
+      const client = sessionOf(context, apiKey);
       try {
         await client.serverVersion();
-        await client.requirePermissions(neededPermissions({ dryRun: true }));
+        await keyPermissionsOf(client).requirePermissions(neededPermissions({ dryRun: true }));
         const me = await client.me();
         user = me.name;
         const fileNames = new Map<string, string>();
-        const listed = await client.listStacks({ fileNames });
+        const listed = await stacksOf(client).listStacks({ fileNames });
         // Members GET /stacks does not list (in the trash, hidden) belong to their stack too.
         const marks = { fileNames, notFetched: new Set<string>(), trashed: new Set<string>() };
-        const found = await findUnlisted(client, listed, marks, logger.with({ user }));
+        const found = await findUnlisted(
+          unlistedMemberSearchOf(client),
+          listed,
+          marks,
+          logger.with({ user }),
+        );
         const stacks = found?.stacks ?? listed;
         const unlisted = new Set([...marks.trashed, ...marks.notFetched]);
         users.push({

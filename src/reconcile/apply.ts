@@ -17,7 +17,8 @@
  */
 
 import { getLogger, type Logger } from "@logtape/logtape";
-import { delay, isAccessDenied, PermanentError } from "../api/http.ts";
+import { delay } from "../api/delay.ts";
+import { isAccessDenied, PermanentError } from "../api/errors.ts";
 import { literal } from "../log.ts";
 import type {
   Action,
@@ -36,27 +37,38 @@ import type {
 import { checkGround, type FreshGround } from "./fresh.ts";
 import { type FreshVerdict, groundOf } from "./ground.ts";
 import { Lanes, pacer } from "./lanes.ts";
+import { nameConflicts, type NamedConflicts } from "./left_alone.ts";
 import { fileList, replaceDeletionMessage, unfetchedMessage, writeMessage } from "./render.ts";
 
 /**
- * The stack writes a plan needs, and the one read that checks a lost answer; the Immich client
- * implements it. Each write may be given its `ground`: the stacks it changes as read just before
- * it, with every member the pass knows (src/reconcile/ground.ts); the journal records them.
+ * What a write is sent on: the stacks it changes as read just before it, every member the pass
+ * knows (src/reconcile/ground.ts); the journal records them.
  */
+export interface WriteOptions {
+  readonly ground?: readonly RecordedStack[];
+}
+
+/** What a create is for, beyond its assets. */
+export interface CreateOptions extends WriteOptions {
+  /** The stack a grow adds photos to. */
+  readonly grows?: string;
+}
+
+/** The stack writes a plan needs, and the one read that checks a lost answer; the Immich client implements it. */
 export interface StackWriter {
-  /** `POST /stacks`: the first id becomes the primary. Resolves to the new stack. */
-  createStack(
-    assetIds: readonly string[],
-    ground?: readonly RecordedStack[],
-  ): Promise<{ id: string }>;
+  /**
+   * `POST /stacks`: the first id becomes the primary. Resolves to the new stack. `grows` names
+   * the stack a grow adds photos to (the create merges it), so the journal counts an update.
+   */
+  createStack(assetIds: readonly string[], options?: CreateOptions): Promise<{ id: string }>;
   /** `PUT /stacks/{id}` with a new primary that is already a member. */
   updateStackPrimary(
     stackId: string,
     primaryAssetId: string,
-    ground?: readonly RecordedStack[],
+    options?: WriteOptions,
   ): Promise<unknown>;
   /** `DELETE /stacks/{id}`: the assets stay, unstacked. */
-  deleteStack(stackId: string, ground?: readonly RecordedStack[]): Promise<void>;
+  deleteStack(stackId: string, options?: WriteOptions): Promise<void>;
   /**
    * `GET /stacks?primaryAssetId=…`: the stack whose primary is the asset, if any. It tells
    * whether a create whose answer never came (a time-out, a 5xx after the work) was done.
@@ -117,6 +129,13 @@ export interface ApplyOptions {
    * as the applier's own tests do.
    */
   readonly ground?: FreshGround;
+  /**
+   * The stacks left as they are that earlier passes named (`src/reconcile/left_alone.ts`):
+   * each is named at info again only when its reason changed, else at debug, and counted.
+   *
+   * @default {none: every one is named}
+   */
+  readonly namedConflicts?: NamedConflicts;
 }
 
 /**
@@ -163,7 +182,7 @@ export async function applyPlan(
   options: ApplyOptions,
 ): Promise<Outcome[]> {
   const logger = options.logger ?? getLogger(["stacksync", "reconcile"]);
-  logLeftAlone(plan, logger);
+  logLeftAlone(plan, logger, options.namedConflicts ?? new Map());
   if (options.dryRun) return await dryRun(plan, options, logger);
   const run = new Run(plan, writer, options, logger);
   await run.deletions();
@@ -462,7 +481,7 @@ class Run {
   ): Promise<Outcome> {
     if (action.kind === "update-primary") {
       try {
-        await this.#writer.updateStackPrimary(action.stackId, action.assetIds[0], ground);
+        await this.#writer.updateStackPrimary(action.stackId, action.assetIds[0], { ground });
       } catch (error) {
         return this.#failed(action, `Failed to update stack ${action.stackId}`, error);
       }
@@ -718,7 +737,9 @@ class Run {
       };
     }
     try {
-      return { done: true, id: (await this.#writer.createStack(assetIds, ground)).id };
+      const grows = before === undefined ? {} : { grows: before };
+      const sent = { ...grows, ...(ground === undefined ? {} : { ground }) };
+      return { done: true, id: (await this.#writer.createStack(assetIds, sent)).id };
     } catch (error) {
       const detail = message(error);
       if (isAccessDenied(error)) {
@@ -758,7 +779,7 @@ class Run {
     ground: readonly RecordedStack[],
   ) {
     try {
-      await this.#writer.deleteStack(stackId, ground);
+      await this.#writer.deleteStack(stackId, { ground });
     } catch (error) {
       return this.#failed(action, `Failed to delete stack ${stackId}`, error, stackId);
     }
@@ -907,23 +928,41 @@ function ownStacks(action: Action): string | undefined {
   }
 }
 
-/** What the plan leaves as it is: in-sync stacks at debug, conflicts at info. */
-function logLeftAlone(plan: Plan, logger: Logger): void {
+/**
+ * What the plan leaves as it is: in-sync stacks at debug; conflicts at info the first time, at
+ * debug once named (with one line at info counting those).
+ */
+function logLeftAlone(plan: Plan, logger: Logger, named: NamedConflicts): void {
   for (const entry of plan.inSync) {
     logger.debug("Stack {stackID} is in sync", { stackID: entry.stackId });
   }
-  for (const entry of plan.needsReplace) {
-    const stackIds = entry.stackIds.join(", ");
-    const why = entry.reason === "member-in-trash"
-      ? "adding photos to it would drop its members in the trash; restore or delete them, or " +
-        "set REPLACE_STACKS=true to replace it"
-      : "set REPLACE_STACKS=true to replace it";
-    logger.info(literal(`Left stack ${stackIds} as it is: ${why}`), {
-      stackID: entry.stackIds.join(","),
-      assetID: entry.assetIds[0],
-      filename: entry.context.assets[0]?.originalFileName,
-      reason: entry.reason,
-      assets: entry.assetIds.length,
-    });
+  const { name, known } = nameConflicts(plan.needsReplace, named);
+  for (const [level, entries] of [["info", name], ["debug", known]] as const) {
+    if (!logger.isEnabledFor(level)) continue;
+    for (const entry of entries) {
+      const stackIds = entry.stackIds.join(", ");
+      const why = entry.reason === "member-in-trash"
+        ? "adding photos to it would drop its members in the trash; restore or delete them, " +
+          "or set REPLACE_STACKS=true to replace it"
+        : "set REPLACE_STACKS=true to replace it";
+      logger[level](literal(`Left stack ${stackIds} as it is: ${why}`), {
+        stackID: entry.stackIds.join(","),
+        assetID: entry.assetIds[0],
+        filename: entry.context.assets[0]?.originalFileName,
+        reason: entry.reason,
+        assets: entry.assetIds.length,
+      });
+    }
   }
+  if (known.length === 0) return;
+  const [what, them] = known.length === 1
+    ? ["stack as it is", "it"]
+    : ["stacks as they are", "them"];
+  logger.info(
+    literal(
+      `Left ${known.length} ${what}, named in an earlier pass: set REPLACE_STACKS=true to ` +
+        `replace ${them}; LOG_LEVEL=debug names ${them} every pass`,
+    ),
+    { stacks: known.length },
+  );
 }

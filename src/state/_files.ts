@@ -6,14 +6,15 @@
  */
 import { createGzip } from "node:zlib";
 import { writeAll } from "../log.ts";
+import { openPrivate } from "../private_files.ts";
 
 /**
- * Replaces a file's content atomically: written beside it, flushed to disk, then renamed over it,
- * so a reader sees the old or the new content, never a part.
+ * Replaces a file's content atomically: written beside it (owner-only), flushed to disk, then
+ * renamed over it, so a reader sees the old or the new content, never a part.
  */
 export async function replaceFile(path: string, text: string): Promise<void> {
   const temporary = `${path}.tmp`;
-  const file = await Deno.open(temporary, { write: true, create: true, truncate: true });
+  const file = await openPrivate(temporary);
   try {
     writeAll(file, text);
     await file.syncData();
@@ -67,7 +68,7 @@ export async function gzipFile(source: string, target: string): Promise<void> {
   const temporary = `${target}.tmp`;
   const input = await Deno.open(source, { read: true });
   try {
-    const output = await Deno.open(temporary, { write: true, create: true, truncate: true });
+    const output = await openPrivate(temporary);
     try {
       const gzip = createGzip({ level: GZIP_LEVEL });
       // The first failure wins: a failed write to the disk destroys gzip, failing the next piece.

@@ -45,6 +45,7 @@ import { type BucketHashes, compare } from "../grouping/group.ts";
 import type { Placed, PlanEntries } from "../incremental/entries.ts";
 import { writeAll } from "../log.ts";
 import { ChunkedText, exists, readLines } from "./_files.ts";
+import { FOLDER_MODE, openPrivate, WRITE_PRIVATE } from "../private_files.ts";
 import { type RecordedStack, recordStack } from "./journal.ts";
 
 /** The format name of cache headers. */
@@ -272,11 +273,16 @@ export async function markCaches(
  * @param header The new header.
  */
 export async function writeCacheHeader(files: CacheFiles, header: CacheHeader): Promise<void> {
-  await Deno.mkdir(files.dir, { recursive: true });
+  await Deno.mkdir(files.dir, { recursive: true, mode: FOLDER_MODE });
   const text = `${JSON.stringify({ format: CACHE_FORMAT, version: CACHE_VERSION, ...header })}\n`;
   const path = headerPath(files);
   const temporary = `${path}.tmp`;
-  await Deno.writeTextFile(temporary, text);
+  const file = await openPrivate(temporary);
+  try {
+    writeAll(file, text);
+  } finally {
+    file.close();
+  }
   await Deno.rename(temporary, path);
 }
 
@@ -409,9 +415,9 @@ export class BodyWriter {
    * @returns The writer.
    */
   static async create(files: CacheFiles, generation: string): Promise<BodyWriter> {
-    await Deno.mkdir(files.dir, { recursive: true });
+    await Deno.mkdir(files.dir, { recursive: true, mode: FOLDER_MODE });
     const path = filePath(files, generation, "body");
-    const file = await Deno.open(`${path}.tmp`, { write: true, create: true, truncate: true });
+    const file = await openPrivate(`${path}.tmp`);
     const writer = new BodyWriter(file, path);
     writer.#text(BODY_MAGIC);
     return writer;
@@ -1035,9 +1041,7 @@ function parseWrite(line: string): CacheWrite {
 export class DeltaWriter {
   readonly #path: string;
   #file: Deno.FsFile | undefined;
-  readonly #text = new ChunkedText(() =>
-    this.#file ??= Deno.openSync(this.#path, { write: true, create: true, truncate: true })
-  );
+  readonly #text = new ChunkedText(() => this.#file ??= Deno.openSync(this.#path, WRITE_PRIVATE));
   #lines = 0;
 
   /**
@@ -1119,9 +1123,9 @@ export async function writeStoredPlan(
   generation: string,
   plan: StoredPlan,
 ): Promise<void> {
-  await Deno.mkdir(files.dir, { recursive: true });
+  await Deno.mkdir(files.dir, { recursive: true, mode: FOLDER_MODE });
   const path = filePath(files, generation, "plan");
-  const file = await Deno.open(`${path}.tmp`, { write: true, create: true, truncate: true });
+  const file = await openPrivate(`${path}.tmp`);
   try {
     const text = new ChunkedText(() => file);
     const put = (line: string) => text.put(`${line}\n`);

@@ -19,6 +19,8 @@
 import { join } from "node:path";
 import { ConfigError } from "../config.ts";
 import { exists, gzipFile, replaceFile } from "./_files.ts";
+import { keptRuns, type Retention } from "./retention.ts";
+import { FILE_MODE, FOLDER_MODE } from "../private_files.ts";
 import {
   EmptyJournalError,
   type JournalCommand,
@@ -106,8 +108,11 @@ export interface StateFolder {
   journals(): Promise<{ found: FoundJournal[]; unreadable: UnreadableJournal[] }>;
   /** Reads one journal whole. */
   read(journal: FoundJournal): Promise<JournalContents>;
-  /** Deletes the oldest runs beyond the newest `keep`; runs still being written stay. */
-  prune(keep: number): Promise<void>;
+  /**
+   * Deletes the runs the retention does not keep (older than its days and not among its newest
+   * runs); runs still being written stay.
+   */
+  prune(retention: Retention, now: Date): Promise<void>;
   /** A new file name for a backup in `backups/`, the folder created. */
   backupPath(now: Date): Promise<string>;
 }
@@ -149,7 +154,10 @@ export async function openStateFolder(
     }
   }
   const folder = stateFolder(path);
-  if (options.write) await recoverInterrupted(path);
+  if (options.write) {
+    await tightenFolders(path);
+    await recoverInterrupted(path);
+  }
   return folder;
 }
 
@@ -180,9 +188,9 @@ function checkMarker(text: string, path: string): void {
 /** Creates the folder and its marker, and proves that a journal can be written there. */
 async function createFolder(path: string): Promise<void> {
   try {
-    await Deno.mkdir(join(path, RUNS), { recursive: true });
+    await Deno.mkdir(join(path, RUNS), { recursive: true, mode: FOLDER_MODE });
     const probe = join(path, RUNS, `.probe-${crypto.randomUUID()}`);
-    await Deno.writeTextFile(probe, "");
+    await Deno.writeTextFile(probe, "", { mode: FILE_MODE });
     await Deno.remove(probe);
     await replaceFile(
       join(path, MARKER),
@@ -194,6 +202,34 @@ async function createFolder(path: string): Promise<void> {
         "writable, set STATE_DIR to another folder, or set JOURNAL=false to run without undo",
       { cause: error },
     );
+  }
+}
+
+/** The folders stacksync makes in STATE_DIR: the journals, backups and the cache. */
+const OWN_FOLDERS = [RUNS, BACKUPS, "cache"];
+
+/**
+ * Makes the folders stacksync made in STATE_DIR owner-only where a stacksync before 0700 left
+ * them open to others: what they hold (journals and backups of 0644) is then the owner's alone.
+ * Only ever tightens; STATE_DIR itself may be the user's own folder and is left as it is.
+ */
+async function tightenFolders(path: string): Promise<void> {
+  if (Deno.build.os === "windows") return;
+  for (const name of OWN_FOLDERS) {
+    const folder = join(path, name);
+    try {
+      const { mode, isDirectory } = await Deno.lstat(folder);
+      if (isDirectory && mode !== null && (mode & 0o077) !== 0) {
+        await Deno.chmod(folder, mode & FOLDER_MODE);
+      }
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) {
+        throw new StateError(
+          `Cannot make ${folder} of STATE_DIR owner-only: ${reason(error)}`,
+          { cause: error },
+        );
+      }
+    }
   }
 }
 
@@ -356,9 +392,10 @@ function stateFolder(path: string): StateFolder {
     read(journal) {
       return readJournal(journal.path);
     },
-    async prune(keep) {
+    async prune(retention, now) {
       const ids = await runIds(path);
-      for (const run of ids.slice(0, Math.max(0, ids.length - keep))) {
+      const kept = keptRuns(ids, retention, now);
+      for (const run of ids.filter((_, index) => kept[index].by === "none")) {
         const runPath = join(runsPath, run);
         const files = [...(await journalFiles(runPath)).values()];
         if (files.some((file) => file.endsWith(".jsonl") && inUse(file))) continue;
@@ -367,7 +404,7 @@ function stateFolder(path: string): StateFolder {
     },
     async backupPath(now) {
       const folder = join(path, BACKUPS);
-      await Deno.mkdir(folder, { recursive: true });
+      await Deno.mkdir(folder, { recursive: true, mode: FOLDER_MODE });
       return join(folder, `${runIdOf(now)}.json`);
     },
   };

@@ -20,6 +20,7 @@ import type { StackWriter } from "../reconcile/apply.ts";
 import type { TrashWriter } from "../trash/apply.ts";
 import { writeAll } from "../log.ts";
 import { ChunkedText, readLines, replaceFile } from "./_files.ts";
+import { FILE_MODE, FOLDER_MODE } from "../private_files.ts";
 
 /** The format name of journal files. */
 export const JOURNAL_FORMAT = "stacksync-journal";
@@ -67,7 +68,8 @@ export type { RecordedAsset, RecordedStack } from "../model.ts";
 
 /** One write as it was about to be sent. */
 export type WriteIntent =
-  | { readonly op: "create"; readonly assetIds: readonly string[] }
+  /** `grows`: the stack a grow added the photos to (the create merged it); counted an update. */
+  | { readonly op: "create"; readonly assetIds: readonly string[]; readonly grows?: string }
   | { readonly op: "update-primary"; readonly stackId: string; readonly primaryAssetId: string }
   | { readonly op: "delete"; readonly stackId: string }
   /** Photos moved to the trash (`DELETE /assets`, never for good). */
@@ -191,15 +193,16 @@ const recordSchema = z.discriminatedUnion("type", [
     notDone: z.number(),
   }),
 ]);
-/** An intent record, told apart by its operation. */
 /** The stacks a write changes as read just before it (absent in journals of stacksync 0.1). */
 const groundSchema = z.array(stackSchema).optional();
+/** An intent record, told apart by its operation. */
 const intentSchema = z.discriminatedUnion("op", [
   z.object({
     type: z.literal("intent"),
     seq: z.number(),
     op: z.literal("create"),
     assetIds: z.array(z.string()),
+    grows: z.string().optional(),
     ground: groundSchema,
   }),
   z.object({
@@ -249,11 +252,15 @@ const NO_WRITES = {
   unknown: 0,
 };
 
-/** Counts one write done: a stack write once, a move to or from the trash by its photos. */
+/**
+ * Counts one write done: a stack write once (a grow as an update, as the run's summary counts
+ * it), a move to or from the trash by its photos.
+ */
 function countDone(counts: typeof NO_WRITES, intent: WriteIntent): void {
   switch (intent.op) {
     case "create":
-      counts.created++;
+      if (intent.grows === undefined) counts.created++;
+      else counts.updated++;
       break;
     case "update-primary":
       counts.updated++;
@@ -344,8 +351,8 @@ export class UserJournal {
     if (this.#closed) throw new JournalError("Cannot write to a closed journal");
     const { path, header } = this.#options;
     try {
-      Deno.mkdirSync(dirname(path), { recursive: true });
-      const file = Deno.openSync(path, { write: true, createNew: true });
+      Deno.mkdirSync(dirname(path), { recursive: true, mode: FOLDER_MODE });
+      const file = Deno.openSync(path, { write: true, createNew: true, mode: FILE_MODE });
       // Held until the journal closes, so a later start does not take it for an interrupted one.
       file.tryLockSync(true);
       this.#file = file;
@@ -528,13 +535,9 @@ export function recordStack(
  * the server answers.
  */
 export interface AnsweringStackWriter extends TrashWriter {
-  createStack(assetIds: readonly string[], ground?: readonly RecordedStack[]): Promise<Stack>;
-  updateStackPrimary(
-    stackId: string,
-    primaryAssetId: string,
-    ground?: readonly RecordedStack[],
-  ): Promise<Stack>;
-  deleteStack(stackId: string, ground?: readonly RecordedStack[]): Promise<void>;
+  createStack(assetIds: readonly string[]): Promise<Stack>;
+  updateStackPrimary(stackId: string, primaryAssetId: string): Promise<Stack>;
+  deleteStack(stackId: string): Promise<void>;
   stackWithPrimary(assetId: string): Promise<Stack | undefined>;
 }
 
@@ -626,26 +629,26 @@ export function journalWrites(
     return result;
   };
   return {
-    createStack: (assetIds, ground) =>
+    createStack: (assetIds, options) =>
       send(
-        { op: "create", assetIds },
+        { op: "create", assetIds, ...options?.grows === undefined ? {} : { grows: options.grows } },
         () => writer.createStack(assetIds),
         (stack) => stack,
-        ground,
+        options?.ground,
       ),
-    updateStackPrimary: (stackId, primaryAssetId, ground) =>
+    updateStackPrimary: (stackId, primaryAssetId, options) =>
       send(
         { op: "update-primary", stackId, primaryAssetId },
         () => writer.updateStackPrimary(stackId, primaryAssetId),
         (stack) => stack,
-        ground,
+        options?.ground,
       ),
-    deleteStack: (stackId, ground) =>
+    deleteStack: (stackId, options) =>
       send(
         { op: "delete", stackId },
         () => writer.deleteStack(stackId),
         () => undefined,
-        ground,
+        options?.ground,
       ),
     // A read: nothing to record.
     stackWithPrimary: (assetId) => writer.stackWithPrimary(assetId),
