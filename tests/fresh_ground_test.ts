@@ -6,7 +6,7 @@
  * passes of other settings keep the cache true (docs/state.md); journals, backups, undo and
  * restore keep the members `GET /stacks` does not list.
  *
- * The cases are those of issue 22, reproduced on a live Immich v3.1.0: a hand-made stack
+ * The cases were reproduced on a live Immich v3.1.0: a hand-made stack
  * {IMG_0003.jpg, IMG_0003.dng, IMG_0003_edited.jpg} whose edit is archived (or a video without
  * INCLUDE_VIDEOS) and made the cover in Immich's web page, then a new file of the same shot.
  */
@@ -52,7 +52,7 @@ interface Extra {
   readonly visibility?: "archive" | "hidden";
 }
 
-/** The shot of issue 22 for Ada: JPEG, RAW and one more taken together, and the settings. */
+/** Ada's shot: JPEG, RAW and one more taken together, and the settings that reach her. */
 async function shot(server: ImmichServer, extra: Extra) {
   const user = server.addUser({ name: "Ada" });
   const localDateTime = "2024-05-01T10:00:00.000Z";

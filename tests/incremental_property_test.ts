@@ -303,7 +303,7 @@ async function change(
         return record();
       }
       // Half the time a new file of the old cover's shot follows, so that the next incremental
-      // pass plans the stack from the cover it knows (issue 22).
+      // pass plans the stack from the cover it knows, which is not the cover.
       const shot = /^IMG_1(\d{3})/.exec(nameOf(server, userId, stack.primaryAssetId))?.[1];
       if (shot !== undefined && chance(random, 0.5)) {
         server.addAsset(userId, {

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { loadSettings, type Settings } from "../src/config.ts";
 import type { Plan } from "../src/model.ts";
+import { groundOf } from "../src/reconcile/ground.ts";
 import { type PassRecord, runPass } from "../src/run.ts";
 import { generateLibrary, loadLibrary } from "../scripts/gen_library.ts";
 import { startImmichServer } from "./immich_server.ts";
@@ -66,6 +67,10 @@ for (const options of CASES) {
 
     const count = (method: string, path: RegExp) =>
       server.requests.filter((r) => r.method === method && path.test(r.path)).length;
+    // Each stack an action changes is read again before its write, in a dry run too (fresh
+    // ground): that is no part of reading the stacks.
+    const fresh = listed.actions.reduce((sum, action) => sum + groundOf(action).length, 0);
+    const stackReads = count("GET", /^\/stacks\/[^/]+$/) - fresh;
     const stacks = server.stacks(user.id);
     const months = new Set(
       library.users[0].assets.map((asset) =>
@@ -75,9 +80,9 @@ for (const options of CASES) {
     // The list and its three retries, then a few covers looked up by primary.
     assert.ok(count("GET", /^\/stacks$/) >= 4);
     assert.ok(count("GET", /^\/timeline\/bucket$/) <= 5 * months, "a request per month and part");
-    assert.ok(count("GET", /^\/stacks\/[^/]+$/) <= stacks.length, "a request per stack at most");
+    assert.ok(stackReads <= stacks.length, "a request per stack at most");
     assert.ok(
-      count("GET", /^\/stacks\/[^/]+$/) <= stacks.filter((s) => s.assetIds.length > 1).length,
+      stackReads <= stacks.filter((s) => s.assetIds.length > 1).length,
       "no request for a stack of its cover alone",
     );
     assert.equal(count("GET", /^\/assets\//), 0, "no request per asset");
