@@ -11,13 +11,11 @@ import { ApiError, delay } from "./api/http.ts";
 import { createImmichClient, type ImmichClient, neededPermissions } from "./api/immich.ts";
 import { SELF_REKT_PAUSE_MS, type Settings } from "./config.ts";
 import { type Criteria, parseCriteria } from "./grouping/criteria.ts";
-import {
-  type PassCache,
-  type ReadingOptions,
-  readPassInput,
-  releaseMemory,
-  warnCacheUnwritten,
-} from "./library.ts";
+import { releaseMemory } from "./memory.ts";
+import { readPassInput } from "./reading/choose.ts";
+import type { PassInput, ReadingOptions } from "./reading/input.ts";
+import { libraryQueryOf, type QuerySettings } from "./reading/query.ts";
+import { type PassCache, warnCacheUnwritten } from "./state/cache_recorder.ts";
 import { mergeEntries, placeEntries } from "./incremental/entries.ts";
 import type { Asset, Outcome, Plan, Stack, TrashPlan, User } from "./model.ts";
 import { type ApplyOptions, applyPlan, type StackWriter } from "./reconcile/apply.ts";
@@ -345,33 +343,34 @@ export interface UserWork {
  * @returns The work for {@linkcode runUsers}.
  */
 export function groupingWork(
-  settings: Settings,
+  settings: QuerySettings & Pick<Settings, "dryRun">,
   criteria: Criteria,
   reading?: ReadingOptions,
 ): UserWork {
+  const query = libraryQueryOf(settings, criteria);
+  const planning: Planning = {
+    replaceStacks: settings.replaceStacks,
+    removeSingleAssetStacks: settings.removeSingleAssetStacks,
+    resetStacks: settings.resetStacks,
+  };
+  const options = reading ?? { record: false, now: Date.now, version: "" };
   return {
     title: "Run",
     permissions: neededPermissions({ dryRun: settings.dryRun, albums: settings.filterAlbumIds }),
-    prepare: (client, user, log) => prepare(client, user, settings, criteria, reading, log),
+    prepare: async (client, user, log) =>
+      prepare(client, await readPassInput(client, user, query, options, log), planning, log),
   };
 }
 
+/** The settings that shape a plan beyond its groups. */
+type Planning = Pick<PlanOptions, "replaceStacks" | "removeSingleAssetStacks" | "resetStacks">;
+
 async function prepare(
   client: ImmichClient,
-  user: User,
-  settings: Settings,
-  criteria: Criteria,
-  reading: ReadingOptions | undefined,
+  input: PassInput,
+  planning: Planning,
   userLog: Logger,
 ): Promise<Prepared> {
-  const input = await readPassInput(
-    client,
-    user,
-    settings,
-    criteria,
-    reading ?? { record: false, now: Date.now, version: "" },
-    userLog,
-  );
   if ("reused" in input) {
     return {
       plan: input.reused,
@@ -390,9 +389,7 @@ async function prepare(
   };
   const members = stackMembers(stacks, assets);
   const options: PlanOptions = {
-    replaceStacks: settings.replaceStacks,
-    removeSingleAssetStacks: settings.removeSingleAssetStacks,
-    resetStacks: settings.resetStacks,
+    ...planning,
     fileNames: members.fileNames,
     notFetched: members.notFetched,
     trashed,

@@ -23,7 +23,8 @@ import { planUser } from "../plan_file/build.ts";
 import { parsePlanFile, type PlanFile, type PlanUser } from "../plan_file/format.ts";
 import { type Approval, approve } from "../plan_file/match.ts";
 import { describeAction } from "../plan_file/words.ts";
-import { leavingUndone, type ReadingOptions } from "../library.ts";
+import type { ReadingOptions } from "../reading/input.ts";
+import { leavingUndone } from "../state/cache_recorder.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
 import { readingOf, warnAboutCache } from "./run.ts";
 import {

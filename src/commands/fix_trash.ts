@@ -16,7 +16,7 @@ import { neededPermissions } from "../api/immich.ts";
 import type { Settings } from "../config.ts";
 import { criterionFields, parseCriteria } from "../grouping/criteria.ts";
 import type { Asset, CriterionField } from "../model.ts";
-import { promotionOptions } from "../library.ts";
+import { promotionOptions } from "../reading/query.ts";
 import { createParentOrder } from "../promotion/parent.ts";
 import { type RunOptions, runUsers, summaryLine, type UserReport, type UserWork } from "../run.ts";
 import { orphanExtensions } from "../trash/raw.ts";

@@ -24,7 +24,7 @@ import {
 } from "../plan_file/format.ts";
 import { pageChunks } from "../review/page.ts";
 import { fetchThumbnails, picturesOf, pictureType } from "../review/thumbnails.ts";
-import { releaseMemory } from "../library.ts";
+import { releaseMemory } from "../memory.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
 import { type Command, outcomeOf } from "./command.ts";
 

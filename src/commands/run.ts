@@ -7,7 +7,7 @@
  * @module
  */
 import { getLogger } from "@logtape/logtape";
-import { PassMemory, type ReadingOptions } from "../library.ts";
+import { PassMemory, type ReadingOptions } from "../reading/input.ts";
 import { runCron, runPass } from "../run.ts";
 import { openStateFolder, StateError } from "../state/folder.ts";
 import { fixTrashPass, warnAboutTrashSettings } from "./fix_trash.ts";

@@ -1,7 +1,8 @@
 /**
  * Whether a pass reads the whole library or only what changed since the last one, and why, in
- * the words of the one line each pass logs. Pure: the shell (`src/library.ts`) gathers what is
- * known (the cache's header, the server's version and clock, the settings) and logs the answer.
+ * the words of the one line each pass logs. Pure: the shell (`src/reading/choose.ts`) gathers
+ * what is known (the cache's header, the server's version and clock, the settings) and logs the
+ * answer.
  *
  * @module
  */

@@ -2,8 +2,8 @@
  * The user's library as an incremental pass keeps it between passes, compact enough to hold at
  * 200 000 assets and 48 500 stacks in about 11 MB: per asset its id, `updatedAt`, what the
  * searches find it as, and the hashes of its grouping buckets, in typed arrays, but no name;
- * stacks and groups as row numbers in pools (src/incremental/ids.ts keeps the ids). No I/O, clock or logger: `src/library.ts` reads the server, `src/state/cache.ts` the
- * disk.
+ * stacks and groups as row numbers in pools (src/incremental/ids.ts keeps the ids). No I/O,
+ * clock or logger: `src/reading/` reads the server, `src/state/cache*.ts` the disk.
  *
  * An incremental pass changes this library with what changed on the server, then finds the part
  * of the library that can plan differently than last time (the dirty region): the assets that

@@ -1,0 +1,388 @@
+/**
+ * The body of the cache (`<key>.<generation>.body`): the library as a pass planned from it, one
+ * tab-separated line per asset, stack and group, in sections (`src/state/_cache_text.ts`). Its
+ * text format keeps loading 200 000 assets cheap: no JSON but for rare extra fields. This
+ * module writes bodies, a full pass's from its reads; `cache_library.ts` reads them.
+ *
+ * @module
+ */
+import type { Asset, Group, SkippedAsset, SkipReason, Stack } from "../model.ts";
+import { type BucketHashes, bucketList } from "../grouping/group.ts";
+import {
+  type CompactStack,
+  compactStack,
+  DigestBuilder,
+  flagsOf,
+  type OtherAsset,
+  type Ref,
+  REMOVED,
+  type RowData,
+} from "../incremental/library.ts";
+import { writeAll } from "../log.ts";
+import {
+  CACHE_FORMAT,
+  CACHE_VERSION,
+  cacheFilePath,
+  type CacheFiles,
+  type CacheHeader,
+} from "./cache.ts";
+import {
+  escapeText,
+  NEWLINE,
+  scanSections,
+  scanSectionsSync,
+  type Sectioned,
+} from "./_cache_text.ts";
+
+const SECTIONS = ["#assets", "#others", "#stacks", "#groups", "#seen", "#end"] as const;
+/** The sections of a body, in order. */
+export type Section = typeof SECTIONS[number];
+
+const BODY: Sectioned<Section> = {
+  magic: `${CACHE_FORMAT}-body ${CACHE_VERSION}`,
+  sections: SECTIONS,
+  kind: "body",
+};
+/** The line of a row whose asset left the searches (its number stays taken). */
+export const REMOVED_LINE = "-";
+
+/** The fields of a row beyond id, name and local time, kept as JSON when there are any. */
+export interface Extra {
+  readonly fields?: Record<string, unknown>;
+  readonly size?: number;
+  readonly skip?: SkipReason;
+  readonly invalid?: { readonly field: string; readonly message: string };
+}
+
+const CORE_FIELDS = new Set(["id", "originalFileName", "localDateTime", "fileSizeInByte"]);
+
+/** One row's line: its content and the library's columns for it. */
+function rowLine(row: RowData): string {
+  // Written for each of a full pass's 200 000 rows: no object or array unless a row has extras.
+  const { asset } = row;
+  let fields: Record<string, unknown> | undefined;
+  if (asset !== undefined) {
+    for (const name in asset) {
+      if (!CORE_FIELDS.has(name)) (fields ??= {})[name] = asset[name as keyof Asset];
+    }
+  }
+  const size = asset?.fileSizeInByte;
+  const json = fields === undefined && size === undefined && row.skip === undefined &&
+      row.invalid === undefined
+    ? ""
+    : escapeText(JSON.stringify(
+      {
+        ...(fields === undefined ? {} : { fields }),
+        ...(size === undefined ? {} : { size }),
+        ...(row.skip === undefined ? {} : { skip: row.skip }),
+        ...(row.invalid === undefined ? {} : { invalid: row.invalid }),
+      } satisfies Extra,
+    ));
+  const { buckets } = row;
+  const hashes = buckets.length === 1
+    ? buckets[0].toString(36)
+    : buckets.map((hash) => hash.toString(36)).join(",");
+  return `${row.id}\t${escapeText(asset?.originalFileName ?? "")}\t${
+    escapeText(asset?.localDateTime ?? "")
+  }\t${row.updatedAt}\t${row.flags}\t${hashes}\t${json}`;
+}
+
+/**
+ * Writes a body, section by section, through a buffer of about 1 MB, to a temporary file that
+ * {@linkcode BodyWriter.finish} renames into place: nothing of it is held twice.
+ */
+export class BodyWriter {
+  readonly #file: Deno.FsFile;
+  readonly #path: string;
+  readonly #encoder = new TextEncoder();
+  #buffer = new Uint8Array(1 << 20);
+  #used = 0;
+  #section = -1;
+
+  private constructor(file: Deno.FsFile, path: string) {
+    this.#file = file;
+    this.#path = path;
+  }
+
+  /**
+   * Starts the body of a new generation.
+   *
+   * @param files The cache.
+   * @param generation The generation it belongs to.
+   * @returns The writer.
+   */
+  static async create(files: CacheFiles, generation: string): Promise<BodyWriter> {
+    await Deno.mkdir(files.dir, { recursive: true });
+    const path = cacheFilePath(files, generation, "body");
+    const file = await Deno.open(`${path}.tmp`, { write: true, create: true, truncate: true });
+    const writer = new BodyWriter(file, path);
+    writer.#text(BODY.magic);
+    return writer;
+  }
+
+  /** The next row, in full. */
+  row(row: RowData): void {
+    this.#enter("#assets");
+    this.#text(row.flags === REMOVED ? REMOVED_LINE : rowLine(row));
+  }
+
+  /** Another user's asset. */
+  other(id: string, other: OtherAsset): void {
+    this.#enter("#others");
+    this.#text(`${id}\t${other.updatedAt}\t${other.scopes}`);
+  }
+
+  /**
+   * A stack, its members as rows where the library has them.
+   *
+   * @param stack The stack.
+   * @param idOf The asset id of a row that will be written as removed: such a member is
+   *   written by id.
+   */
+  stack(stack: CompactStack, idOf: (row: number) => string | undefined = () => undefined): void {
+    this.#enter("#stacks");
+    const text = (ref: Ref) => typeof ref === "number" ? idOf(ref) ?? String(ref) : ref;
+    this.#text(
+      `${stack.id}\t${text(stack.primary)}\t${stack.members.map(text).join(",")}\t${
+        stack.archived.map(text).join(",")
+      }`,
+    );
+  }
+
+  /** A promoted group: its key and its rows, parent first. */
+  group(key: string, rows: readonly number[]): void {
+    this.#enter("#groups");
+    this.#text(`${escapeText(key)}\t${rows.join(",")}`);
+  }
+
+  /** One of the user's assets no search finds, seen changed recently. */
+  seen(id: string, updatedAt: number): void {
+    this.#enter("#seen");
+    this.#text(`${id}\t${updatedAt}`);
+  }
+
+  /** A line of another body, copied as it is, in its section. */
+  copy(section: Section, line: Uint8Array): void {
+    this.#enter(section);
+    this.#bytes(line);
+  }
+
+  /** Ends the body: renamed into place. */
+  async finish(): Promise<void> {
+    this.#enter("#end");
+    this.#flush();
+    this.#file.close();
+    await Deno.rename(`${this.#path}.tmp`, this.#path);
+  }
+
+  /** Drops the unfinished body. */
+  async abandon(): Promise<void> {
+    this.#file.close();
+    await Deno.remove(`${this.#path}.tmp`).catch(() => {});
+  }
+
+  #enter(section: Section): void {
+    const index = SECTIONS.indexOf(section);
+    if (index === this.#section) return;
+    if (index < this.#section) {
+      throw new RangeError(`Cannot write the cache's ${section} after ${SECTIONS[this.#section]}`);
+    }
+    for (let next = this.#section + 1; next <= index; next++) this.#text(SECTIONS[next]);
+    this.#section = index;
+  }
+
+  #text(line: string): void {
+    // A line takes at most 3 bytes per UTF-16 unit, plus its newline.
+    if (this.#used + line.length * 3 + 1 > this.#buffer.length) {
+      this.#flush();
+      if (line.length * 3 + 1 > this.#buffer.length) {
+        this.#buffer = new Uint8Array(line.length * 3 + 1);
+      }
+    }
+    this.#used += this.#encoder.encodeInto(line, this.#buffer.subarray(this.#used)).written;
+    this.#buffer[this.#used++] = NEWLINE;
+  }
+
+  #bytes(line: Uint8Array): void {
+    if (this.#used + line.length + 1 > this.#buffer.length) this.#flush();
+    if (line.length + 1 > this.#buffer.length) {
+      writeAll(this.#file, line);
+      writeAll(this.#file, LF);
+      return;
+    }
+    this.#buffer.set(line, this.#used);
+    this.#used += line.length;
+    this.#buffer[this.#used++] = NEWLINE;
+  }
+
+  #flush(): void {
+    writeAll(this.#file, this.#buffer.subarray(0, this.#used));
+    this.#used = 0;
+  }
+}
+
+const LF = new Uint8Array([NEWLINE]);
+
+/**
+ * Calls `line` for each line of a body after its first, with its section and its number in the
+ * section (see {@linkcode scanSections}).
+ *
+ * @param files The cache.
+ * @param generation The body's generation.
+ * @param line Called for each line; its bytes are only valid during the call.
+ * @throws {SyntaxError} When the file is not a body, or ends before `#end`.
+ */
+export function scanBody(
+  files: CacheFiles,
+  generation: string,
+  line: (section: Section, index: number, bytes: Uint8Array) => void,
+): Promise<void> {
+  return scanSections(cacheFilePath(files, generation, "body"), BODY, line);
+}
+
+/**
+ * {@linkcode scanBody} reading synchronously, for the journal, which writes synchronously.
+ *
+ * @param files The cache.
+ * @param generation The body's generation.
+ * @param line Called for each line.
+ * @throws {SyntaxError} When the file is not a body, or ends before `#end`.
+ */
+export function scanBodySync(
+  files: CacheFiles,
+  generation: string,
+  line: (section: Section, index: number, bytes: Uint8Array) => void,
+): void {
+  scanSectionsSync(cacheFilePath(files, generation, "body"), BODY, line);
+}
+
+/** What the next pass compares with the server: known once a body is written. */
+export type BodyTally = Pick<CacheHeader, "offsets" | "counts" | "recent">;
+
+/**
+ * The tally of a header without a body. No pass reads it: such a cache has no plan, and an
+ * incremental pass without one is full. Were it read, its empty counts would differ from the
+ * server's, which makes a pass full too.
+ *
+ * @param since Where the next search for changes would start.
+ */
+export function uncounted(since: number): BodyTally {
+  return { offsets: [], counts: [], recent: { count: 0, digest: "", since } };
+}
+
+/** An asset whose data grouping cannot read, as the body keeps it. */
+export interface InvalidRow {
+  readonly id: string;
+  readonly field: string;
+  readonly message: string;
+  readonly updatedAt: number;
+  /** Which searches found it: grows while the searches read. */
+  bits: number;
+}
+
+/** What the searches of a full pass found. */
+export interface SearchedRows {
+  readonly assets: readonly Asset[];
+  /** Per asset. */
+  readonly updatedAt: readonly number[];
+  /** Per asset: which searches found it. */
+  readonly scopeBits: readonly number[];
+  readonly trashed: ReadonlySet<string>;
+  readonly invalid: readonly InvalidRow[];
+  /** Other users' assets (partners'), by id. */
+  readonly others: ReadonlyMap<string, OtherAsset>;
+}
+
+/** What a full pass's cache body is written from: the reads, grouping and promotion. */
+export interface BodyRows extends SearchedRows {
+  readonly stacks: readonly Stack[];
+  readonly groups: readonly Group[];
+  readonly skipped: readonly SkippedAsset[];
+  /** Per asset: its grouping buckets. */
+  readonly buckets: readonly BucketHashes[];
+  /** Per search: whether it reads the archive, and how many assets the server counts. */
+  readonly archived: readonly boolean[];
+  readonly serverCounts: readonly number[];
+}
+
+/**
+ * Writes a full pass's cache body: its rows are the assets in search order, then the invalid
+ * ones.
+ *
+ * @param files The cache.
+ * @param generation The body's generation.
+ * @param rows What it is written from.
+ * @param since Where the next search for changes starts.
+ * @returns What the next pass compares with the server.
+ */
+export async function writeFullBody(
+  files: CacheFiles,
+  generation: string,
+  rows: BodyRows,
+  since: number,
+): Promise<BodyTally> {
+  const { assets, updatedAt, scopeBits, trashed, buckets } = rows;
+  const counts = new Array<number>(rows.serverCounts.length).fill(0);
+  const recent = new DigestBuilder();
+  const count = (id: string, time: number, bits: number) => {
+    for (let i = 0; i < counts.length; i++) if (bits & 1 << i) counts[i]++;
+    if (time >= since) recent.add(id, time);
+  };
+  const body = await BodyWriter.create(files, generation);
+  try {
+    const rowOf = new Map<string, number>();
+    const skipOf = new Map(rows.skipped.map((skip) => [skip.asset, skip.reason]));
+    // An index loop: this runs for each of 200 000 rows, and entries() makes a pair per row.
+    for (let row = 0; row < assets.length; row++) {
+      const asset = assets[row];
+      rowOf.set(asset.id, row);
+      const bits = scopeBits[row];
+      count(asset.id, updatedAt[row], bits);
+      body.row({
+        id: asset.id,
+        asset,
+        updatedAt: updatedAt[row],
+        flags: flagsOf(bits, {
+          trashed: trashed.has(asset.id),
+          archived: rows.archived[firstScope(bits)],
+        }),
+        buckets: bucketList(buckets[row]),
+        skip: skipOf.get(asset),
+      });
+    }
+    for (const item of rows.invalid) {
+      rowOf.set(item.id, rowOf.size);
+      count(item.id, item.updatedAt, item.bits);
+      body.row({
+        id: item.id,
+        invalid: { field: item.field, message: item.message },
+        updatedAt: item.updatedAt,
+        flags: flagsOf(item.bits, { invalid: true }),
+        buckets: [],
+      });
+    }
+    for (const [id, other] of rows.others) {
+      count(id, other.updatedAt, other.scopes);
+      body.other(id, other);
+    }
+    const ref = (id: string) => rowOf.get(id) ?? id;
+    for (const stack of rows.stacks) body.stack(compactStack(stack, ref));
+    for (const group of rows.groups) {
+      body.group(group.key, group.assets.map((asset) => rowOf.get(asset.id)!));
+    }
+    await body.finish();
+  } catch (error) {
+    await body.abandon();
+    throw error;
+  }
+  return {
+    offsets: rows.serverCounts.map((n, i) => n - counts[i]),
+    counts,
+    recent: { ...recent.build(), since },
+  };
+}
+
+/** The index of the lowest bit set: the first search that found an asset. */
+function firstScope(bits: number): number {
+  return 31 - Math.clz32(bits & -bits);
+}
