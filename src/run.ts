@@ -778,7 +778,10 @@ export async function runUsers(
     if (options.signal?.aborted) break;
     reports.push(await processUser(apiKey, index + 1, settings, work, { ...options, run }));
   }
-  if (run !== undefined) await options.journal?.finish();
+  if (run !== undefined) {
+    await run.end();
+    await options.journal?.finish();
+  }
   const notReached = settings.apiKeys.length - reports.length;
   if (notReached > 0) {
     logger.warn(

@@ -51,7 +51,6 @@ export async function readPassInput(
   const files = options.stateDir === undefined
     ? undefined
     : cacheFilesOf(options.stateDir, query.server, user.id, settingsText);
-  const startedAt = client.serverTime();
   const memory = options.memory ?? new PassMemory();
   const reading: Reading = {
     memory,
@@ -64,7 +63,7 @@ export async function readPassInput(
     ...(files === undefined ? {} : { files }),
     settingsText,
     immich: `${version.major}.${version.minor}.${version.patch}`,
-    ...(startedAt === undefined ? {} : { startedAt }),
+    startedAt: options.now(),
   };
   const firstPass = !memory.started.has(user.id);
   memory.started.add(user.id);
@@ -109,7 +108,7 @@ async function decide(
     ...("missing" in read ? await earlier(files) : {}),
     settings: reading.settingsText,
     immich: reading.immich,
-    now: options.now(),
+    now: reading.startedAt,
     fullPassInterval: query.fullPassInterval,
     maxChanges: query.maxChanges,
   });

@@ -22,6 +22,7 @@ import {
   type Reading,
   recordingOf,
   warnOnce,
+  watermarkOf,
 } from "./input.ts";
 import { readStacks } from "./timeline.ts";
 
@@ -45,14 +46,16 @@ export async function fullRead(reading: Reading, reason: string): Promise<PassIn
   const keep = files !== undefined && options.record && scopes.length <= MAX_SCOPES;
   const serverCounts = keep ? await client.countAssets(filter) : undefined;
   if (keep && serverCounts === undefined) warnOnce(reading, "statistics", NO_STATISTICS);
-  const stacks = await readStacks(client, log);
-  releaseMemory();
-  log.debug("Fetched {count} stacks", { count: stacks.length });
-
+  // Assets before stacks: a stack that changes between the two reads moves its members'
+  // updatedAt past what the cache records, so the next pass reads it again; read the other way
+  // round, the cache would record the new updatedAt beside the old stack and never look again.
   const searched = await searchLibrary(reading);
   const { assets, trashed, invalid } = searched;
   log.debug("Fetched {count} assets", { count: assets.length });
   releaseMemory();
+  const stacks = await readStacks(client, log);
+  releaseMemory();
+  log.debug("Fetched {count} stacks", { count: stacks.length });
 
   let computeMs = 0;
   const timed = <T>(step: () => T): T => {
@@ -75,11 +78,12 @@ export async function fullRead(reading: Reading, reason: string): Promise<PassIn
 
   // The new cache's header is known now; its body is written below or once planned
   // (docs/state.md, "The cache").
-  const watermark = reading.startedAt ?? searched.newest;
+  const watermark = searched.watermark ?? 0;
   const cache = new CacheRecorder(recordingOf(reading, files), {
     generation: newGeneration(),
     watermark,
-    fullPassAt: options.now(),
+    fullPassAt: watermark,
+    fullPassClock: reading.startedAt,
     ...uncounted(watermark - OVERLAP_MS),
     sizes: { assets: assets.length + invalid.length, stacks: stacks.length, groups: groups.length },
     skippedAssets,
@@ -109,8 +113,8 @@ export async function fullRead(reading: Reading, reason: string): Promise<PassIn
 /** What the searches of a full pass found. */
 interface Searched extends SearchedRows {
   readonly trashed: Set<string>;
-  /** The largest `updatedAt` found, -1 when none. */
-  readonly newest: number;
+  /** The server's data time the searches began at, at the latest; undefined when none found. */
+  readonly watermark?: number;
 }
 
 /**
@@ -132,6 +136,7 @@ async function searchLibrary(reading: Reading): Promise<Searched> {
   const indexOf = filter.albumIds?.length ? new Map<string, number>() : undefined;
   let pages = 0;
   let newest = -1;
+  const started = performance.now();
   for await (const page of client.searchAssets(filter)) {
     // Before a page, not after: never just before the collection that follows the last page.
     if (pages > 0 && pages % PAGES_PER_RELEASE === 0) releaseMemory();
@@ -160,5 +165,6 @@ async function searchLibrary(reading: Reading): Promise<Searched> {
     }
   }
   indexOf?.clear();
-  return { assets, updatedAt, scopeBits, trashed, invalid, others, newest };
+  const found = { assets, updatedAt, scopeBits, trashed, invalid, others };
+  return newest < 0 ? found : { ...found, watermark: watermarkOf(newest, started) };
 }

@@ -6,11 +6,18 @@
  * @module
  */
 import { searchScopes } from "../api/immich.ts";
-import { countMismatch, OVERLAP_MS, tooManyChanges } from "../incremental/decide.ts";
+import {
+  countMismatch,
+  datedBackReason,
+  fullPassDue,
+  OVERLAP_MS,
+  tooManyChanges,
+} from "../incremental/decide.ts";
 import { mergeEntries } from "../incremental/entries.ts";
 import {
   applyWrites,
   type AssetChange,
+  datedBack,
   DigestBuilder,
   expandStack,
   idOf,
@@ -38,6 +45,7 @@ import {
   type Rest,
   unreadable,
   warnOnce,
+  watermarkOf,
 } from "./input.ts";
 import { refreshStacks } from "./refresh.ts";
 import { regroupRegion } from "./regroup.ts";
@@ -87,13 +95,23 @@ export async function incrementalRead(
   }
   const max = reading.query.maxChanges;
   const limit = max + header.recent.count + header.written;
+  const searching = performance.now();
   const changes = await client.changedAssets(filter, since, limit);
   if (changes === undefined) {
     return `more assets changed since the last pass than INCREMENTAL_MAX_CHANGES (${max})`;
   }
-  let newest = header.watermark;
+  let newest = -1;
   for (const change of changes) if (change.updatedAt > newest) newest = change.updatedAt;
-  const watermark = reading.startedAt ?? newest;
+  // Never back: the last watermark was the server's time before this search too.
+  const watermark = newest < 0
+    ? header.watermark
+    : Math.max(header.watermark, watermarkOf(newest, searching));
+  const due = fullPassDue(
+    { ...header, watermark },
+    reading.startedAt,
+    reading.query.fullPassInterval,
+  );
+  if (due !== undefined) return due;
   const window: Window = {
     since,
     watermark,
@@ -146,6 +164,7 @@ function reusePlan(
     generation: header.generation,
     watermark: window.watermark,
     fullPassAt: header.fullPassAt,
+    fullPassClock: header.fullPassClock,
     offsets: header.offsets,
     counts: header.counts,
     recent: { ...next.build(), since: window.nextSince },
@@ -192,6 +211,7 @@ async function readRegion(
   releaseMemory();
   const { library } = read;
   const written = applyWrites(library, read.writes);
+  const back = datedBack(library, found.changes, window.since);
   const merged = mergeChanges(library, found.changes, header.watermark);
   const tooMany = tooManyChanges(merged.changed.length, reading.query.maxChanges);
   if (tooMany !== undefined) return tooMany;
@@ -199,6 +219,7 @@ async function readRegion(
   const cachedCounts = scopeCounts(library, scopes.length).map((n, i) => n + header.offsets[i]);
   const mismatch = countMismatch(found.serverCounts, cachedCounts);
   if (mismatch !== undefined) return mismatch;
+  if (back !== undefined) return datedBackReason(back);
   log.info(
     merged.changed.length === 1
       ? "Incremental pass: {changed} asset changed since {since}"
@@ -262,6 +283,7 @@ async function readRegion(
     generation,
     watermark: window.watermark,
     fullPassAt: header.fullPassAt,
+    fullPassClock: header.fullPassClock,
     offsets: header.offsets,
     counts: scopeCounts(library, scopes.length),
     recent: { ...recentDigest(library, window.nextSince), since: window.nextSince },

@@ -38,7 +38,10 @@ export interface ReadingOptions {
   readonly cron?: boolean;
   /** What the process's earlier passes left; a pass of its own without it. */
   readonly memory?: PassMemory;
-  /** The clock that schedules full passes (FULL_PASS_INTERVAL), ms since the epoch. */
+  /**
+   * This computer's clock, ms since the epoch: it can only bring a full pass forward
+   * (FULL_PASS_INTERVAL); the watermark comes from the server's data.
+   */
   readonly now: () => number;
   /** The stacksync version, for the cache's header. */
   readonly version: string;
@@ -112,8 +115,8 @@ export interface Reading {
   /** The settings the cache depends on, as text by variable name. */
   readonly settingsText: Record<string, string>;
   readonly immich: string;
-  /** Server time at the start of the pass (its Date), if the server dates its answers. */
-  readonly startedAt?: number;
+  /** This computer's clock when the pass started (ms since the epoch). */
+  readonly startedAt: number;
 }
 
 /**
@@ -138,6 +141,19 @@ export function recordingOf(reading: Reading, files: CacheFiles): CacheRecording
     },
     maxChanges: query.maxChanges,
   };
+}
+
+/**
+ * The server's data time a search began at, at the latest: the largest `updatedAt` it found
+ * was dated before its last answer, and the search lasted this long by this computer's steady
+ * clock (docs/incremental.md, "Server time").
+ *
+ * @param newest The largest `updatedAt` the search found.
+ * @param started `performance.now()` when the search began.
+ * @returns ms since the epoch.
+ */
+export function watermarkOf(newest: number, started: number): number {
+  return newest - Math.ceil(performance.now() - started);
 }
 
 /** Orders stacks by id. */

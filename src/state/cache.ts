@@ -29,7 +29,7 @@ import { type Digest, DigestBuilder } from "../incremental/library.ts";
 /** The format name of cache headers. */
 export const CACHE_FORMAT = "stacksync-cache";
 /** The cache version this stacksync writes and reads; another one is rebuilt by a full pass. */
-export const CACHE_VERSION = 2;
+export const CACHE_VERSION = 3;
 
 /** How many caches of other settings to keep per server and user (switching back is cheap). */
 const KEEP_OTHER_SETTINGS = 2;
@@ -44,9 +44,14 @@ export interface CacheHeader {
   readonly settings: Readonly<Record<string, string>>;
   /** The Immich version, `major.minor.patch`. */
   readonly immich: string;
-  /** Server time of the last full pass's start (ms since the epoch). */
+  /** The watermark of the last full pass (server data time, ms since the epoch). */
   readonly fullPassAt: number;
-  /** Server time of the last pass's start (ms since the epoch). */
+  /** This computer's clock when the last full pass started (ms since the epoch). */
+  readonly fullPassClock: number;
+  /**
+   * The server's data time the last pass's search began at, at the latest: the largest
+   * `updatedAt` it found less the search's duration (ms since the epoch; docs/incremental.md).
+   */
   readonly watermark: number;
   /** Why the last pass did not finish cleanly; absent when it did. */
   readonly unfinished?: string;
@@ -78,6 +83,7 @@ const headerSchema = z.object({
   settings: z.record(z.string(), z.string()),
   immich: z.string(),
   fullPassAt: z.number(),
+  fullPassClock: z.number(),
   watermark: z.number(),
   unfinished: z.string().optional(),
   generation: z.string().regex(/^[0-9a-z]+$/),

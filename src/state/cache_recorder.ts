@@ -77,7 +77,14 @@ export function warnCacheUnwritten(log: Logger, error: unknown): void {
 export type Planned =
   & Pick<
     CacheHeader,
-    "generation" | "watermark" | "fullPassAt" | "offsets" | "counts" | "recent" | "sizes"
+    | "generation"
+    | "watermark"
+    | "fullPassAt"
+    | "fullPassClock"
+    | "offsets"
+    | "counts"
+    | "recent"
+    | "sizes"
   >
   & {
     /** For the plan file: what the pass left out of grouping. */
@@ -221,6 +228,7 @@ export class CacheRecorder implements PassCache {
     const header: CacheHeader = {
       ...identity,
       fullPassAt: planned.fullPassAt,
+      fullPassClock: planned.fullPassClock,
       watermark: planned.watermark,
       ...(clean ? {} : { unfinished }),
       generation: planned.generation,

@@ -74,6 +74,8 @@ export interface RunStart {
 /** The journals of one run: one per user, each created at its user's first write. */
 export interface RunJournal {
   readonly id: string;
+  /** After every user: removes the run's folder when no journal was written in it. */
+  end(): Promise<void>;
   /**
    * The journal of one user.
    *
@@ -197,6 +199,48 @@ async function createFolder(path: string): Promise<void> {
   }
 }
 
+/**
+ * The id of a run starting now, its folder made so that no other process takes it: the start
+ * time, or the millisecond after the newest run of the folder when that is not earlier (ids
+ * sort in start order, also after a folder dated ahead of now, which costs nothing). A folder
+ * that cannot be made leaves the id unreserved: the journal says why at its first write.
+ *
+ * @param path STATE_DIR.
+ * @param now The start time.
+ * @param last The id this process gave last.
+ * @returns The id.
+ */
+async function reserveRunId(path: string, now: Date, last: string | undefined): Promise<string> {
+  const runs = join(path, RUNS);
+  const newest = [last, ...(await runIds(path))].filter((id) => id !== undefined).sort().at(-1);
+  let time = newest === undefined ? now.getTime() : Math.max(now.getTime(), timeOf(newest) + 1);
+  for (;;) {
+    const id = runIdOf(new Date(time));
+    try {
+      await Deno.mkdir(runs, { recursive: true });
+      await Deno.mkdir(join(runs, id));
+      return id;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) return id;
+      time++;
+    }
+  }
+}
+
+/** The start time of a run id, ms since the epoch. */
+function timeOf(id: string): number {
+  const part = (from: number, to: number) => Number(id.slice(from, to));
+  return Date.UTC(
+    part(0, 4),
+    part(4, 6) - 1,
+    part(6, 8),
+    part(9, 11),
+    part(11, 13),
+    part(13, 15),
+    part(16, 19),
+  );
+}
+
 /** `20261123-101500-123`: the run id of a start time. */
 function runIdOf(time: Date): string {
   const iso = time.toISOString(); // 2026-11-23T10:15:00.123Z
@@ -299,18 +343,15 @@ function stateFolder(path: string): StateFolder {
   return {
     path,
     async startRun(start) {
-      // Ids must sort in start order even when two runs start in the same millisecond.
-      const newest = [lastRun, ...(await runIds(path))].filter((id) => id !== undefined).sort()
-        .at(-1);
-      let time = start.now();
-      while (newest !== undefined && runIdOf(time) <= newest) {
-        time = new Date(time.getTime() + 1);
-      }
-      const id = runIdOf(time);
+      const id = await reserveRunId(path, start.now(), lastRun);
       lastRun = id;
       const startedAt = start.now().toISOString();
       return {
         id,
+        async end() {
+          // Only an empty folder goes: a run that wrote nothing leaves nothing.
+          await Deno.remove(join(runsPath, id)).catch(() => {});
+        },
         forUser(user, stacks, undoes) {
           const header: JournalHeader = {
             run: id,
