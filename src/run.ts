@@ -30,6 +30,7 @@ import {
 import { fileList, nameList, plural, renderPlan, summarizePlan } from "./reconcile/render.ts";
 import type { RunJournal } from "./state/folder.ts";
 import { journalWrites, type StacksAsRead, type UserJournal } from "./state/journal.ts";
+import { type HeldLock, LockedError, type UserLocks } from "./state/lock.ts";
 import { applyTrash, type TrashOutcome, type TrashWriter } from "./trash/apply.ts";
 
 const logger = getLogger(["stacksync", "run"]);
@@ -98,6 +99,8 @@ export interface RunOptions {
    * pass reads the whole library and keeps no cache.
    */
   readonly reading?: ReadingOptions;
+  /** The state folder's locks: one held for each user's pass; none in a dry run. */
+  readonly locks?: UserLocks;
 }
 
 /** The settings a pass over every user reads: server, keys, dry run and how writes are sent. */
@@ -613,6 +616,7 @@ async function processUser(
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   });
   let journal: UserJournal | undefined;
+  let lock: HeldLock | undefined;
   try {
     await client.serverVersion();
     await client.requirePermissions(work.permissions);
@@ -620,6 +624,7 @@ async function processUser(
     user = me.name;
     const userLog = logger.with({ user });
     userLog.info("Processing user: {user}", { user });
+    lock = await lockUser(me, userLog, options);
 
     // Released once the journal has them (it drops them at its first write): at 50 000 stacks
     // the stacks as read weigh tens of megabytes that applying does not need.
@@ -717,7 +722,42 @@ async function processUser(
       skippedAssets: {},
     };
   } finally {
+    lock?.release();
     client.close();
+  }
+}
+
+/**
+ * Takes the user's lock of the state folder before anything of the user is read, so that no
+ * other process changes the ground the pass plans on (docs/state.md, "One process at a time").
+ * A folder where no lock can be made (JOURNAL=false and a STATE_DIR that cannot be written) holds
+ * neither a journal nor a cache to keep apart: the pass goes on, with a warning.
+ *
+ * @returns The lock, or undefined without one.
+ * @throws {LockedError} When another process holds it and the pass does not wait.
+ */
+async function lockUser(
+  me: User,
+  userLog: Logger,
+  options: RunOptions,
+): Promise<HeldLock | undefined> {
+  if (options.locks === undefined) return undefined;
+  try {
+    return await options.locks.take(me.id, {
+      waiting: (holder) =>
+        userLog.info("Waiting for another stacksync process to finish this user: {holder}", {
+          holder,
+        }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+  } catch (error) {
+    if (error instanceof LockedError || options.signal?.aborted) throw error;
+    userLog.warn(
+      "Cannot lock the state folder for this user: {error}; another stacksync process could " +
+        "work on it at the same time",
+      { error: error instanceof Error ? error.message : String(error) },
+    );
+    return undefined;
   }
 }
 

@@ -6,8 +6,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { type CliResult, runCli } from "./_cli.ts";
-import type { ImmichServer } from "./immich_server.ts";
+import { type CliResult, runCli, spawnCli } from "./_cli.ts";
+import { type ImmichServer, startImmichServer } from "./immich_server.ts";
 
 /** A JSON log line. */
 export type Line = Record<string, unknown> & { readonly msg: string };
@@ -36,6 +36,26 @@ export function ada(server: ImmichServer, pairs: number) {
   return { user, env: { API_URL: server.url, API_KEY: server.addKey(user.id) } };
 }
 
+/**
+ * A test server with Ada and `pairs` RAW+JPEG pairs, a STATE_DIR, and the settings that reach
+ * both; disposed together.
+ */
+export async function adaWithState(pairs: number) {
+  const server = await startImmichServer();
+  const state = await tempState();
+  const { user, env } = ada(server, pairs);
+  return {
+    server,
+    user,
+    state: state.path,
+    env: { ...env, STATE_DIR: state.path },
+    async [Symbol.asyncDispose]() {
+      await server.close();
+      await state[Symbol.asyncDispose]();
+    },
+  };
+}
+
 /** A folder for STATE_DIR that the test removes. */
 export async function tempState(): Promise<{ path: string } & AsyncDisposable> {
   const path = await Deno.makeTempDir({ prefix: "stacksync_incremental_test_" });
@@ -58,4 +78,27 @@ export async function cli(env: Readonly<Record<string, string>>): Promise<CliRes
   const result = await runCli({ env: { LOG_FORMAT: "json", ...env } });
   await Deno.remove(result.cwd, { recursive: true });
   return result;
+}
+
+/**
+ * Starts the CLI and kills it with SIGKILL once its first stack is created: slow the server's
+ * writes first (`routeLatencyMs`), so that the kill comes before its pass ends.
+ *
+ * @param env The CLI's environment (JSON logs are added).
+ * @returns Every stdout line before the kill.
+ */
+export async function killAfterFirstCreate(
+  env: Readonly<Record<string, string>>,
+): Promise<readonly string[]> {
+  const killed = await spawnCli({ env: { LOG_FORMAT: "json", ...env } });
+  for (let line = await killed.nextLine(); line !== undefined; line = await killed.nextLine()) {
+    if ((JSON.parse(line) as Line).msg.startsWith("Success! Stack created")) break;
+  }
+  killed.process.kill("SIGKILL");
+  const status = await killed.process.status;
+  await killed.process.stdout.cancel().catch(() => {});
+  await killed.process.stderr.cancel();
+  await Deno.remove(killed.cwd, { recursive: true });
+  assert.equal(status.signal, "SIGKILL", "the pass ended before the kill");
+  return killed.lines;
 }

@@ -14,7 +14,16 @@ import { readJournal, type RecordedStack } from "../src/state/journal.ts";
 import { spawnCli } from "./_cli.ts";
 import { startImmichServer } from "./immich_server.ts";
 import { addRandomLibrary, runMain } from "./_undo_library.ts";
-import { ada, addPairs, cli, type Line, passIn, passOf, tempState } from "./_state_cli.ts";
+import {
+  ada,
+  addPairs,
+  cli,
+  killAfterFirstCreate,
+  type Line,
+  passIn,
+  passOf,
+  tempState,
+} from "./_state_cli.ts";
 
 Deno.test("main.ts runs a full pass after a killed pass, a failed write or a changed CRITERIA, and an incremental one after a clean pass", async () => {
   await using server = await startImmichServer();
@@ -38,17 +47,8 @@ Deno.test("main.ts runs a full pass after a killed pass, a failed write or a cha
   // Killed while its writes are slow, after the first one was answered.
   addPairs(server, user.id, 20, 40);
   server.setFaults({ routeLatencyMs: { "POST /stacks": 20 } });
-  const killed = await spawnCli({ env: { LOG_FORMAT: "json", ...env } });
-  for (let line = await killed.nextLine(); line !== undefined; line = await killed.nextLine()) {
-    if ((JSON.parse(line) as Line).msg.startsWith("Success! Stack created")) break;
-  }
-  killed.process.kill("SIGKILL");
-  const status = await killed.process.status;
-  await killed.process.stdout.cancel().catch(() => {});
-  await killed.process.stderr.cancel();
-  await Deno.remove(killed.cwd, { recursive: true });
-  assert.equal(status.signal, "SIGKILL", "the pass ended before the kill");
-  passes.push(passOf({ stdout: killed.lines.join("\n"), stderr: "", code: 0, cwd: "" }));
+  const killed = await killAfterFirstCreate(env);
+  passes.push(passOf({ stdout: killed.join("\n"), stderr: "", code: 0, cwd: "" }));
   server.setFaults({});
   assert.ok(server.stacks(user.id).length < 52, "the kill came before the pass's end");
   assert.equal((await run()).code, 0);

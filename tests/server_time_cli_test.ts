@@ -8,16 +8,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { finishCli, spawnCli } from "./_cli.ts";
-import { startImmichServer } from "./immich_server.ts";
 import { runMain } from "./_undo_library.ts";
-import { ada, addPairs, cli, passIn, passOf, tempState } from "./_state_cli.ts";
+import { adaWithState, addPairs, cli, passIn, passOf } from "./_state_cli.ts";
 
 Deno.test("main.ts with a proxy's Date 10 minutes ahead or behind: a stack deleted by hand a minute after a pass is stacked again by the next, incremental pass", async () => {
   for (const offset of [600_000, -600_000]) {
-    await using server = await startImmichServer();
-    await using state = await tempState();
-    const { user, env: reach } = ada(server, 5);
-    const env = { ...reach, STATE_DIR: state.path };
+    await using test = await adaWithState(5);
+    const { server, user, env } = test;
     server.setFaults({ dateOffsetMs: offset });
     const first = await cli(env);
     assert.equal(first.code, 0, first.stdout + first.stderr);
@@ -33,10 +30,9 @@ Deno.test("main.ts with a proxy's Date 10 minutes ahead or behind: a stack delet
 });
 
 Deno.test("main.ts counts FULL_PASS_INTERVAL on the server's data: a pass is full once the data moved more than it since the last full pass", async () => {
-  await using server = await startImmichServer();
-  await using state = await tempState();
-  const { user, env: reach } = ada(server, 2);
-  const env = { ...reach, STATE_DIR: state.path, FULL_PASS_INTERVAL: "3600" };
+  await using test = await adaWithState(2);
+  const { server, user } = test;
+  const env = { ...test.env, FULL_PASS_INTERVAL: "3600" };
   const passes: string[] = [];
   for (const [i, advance] of [0, 1_800_000, 3_600_000, 60_000].entries()) {
     server.advanceClock(advance);
@@ -56,13 +52,12 @@ Deno.test("main.ts counts FULL_PASS_INTERVAL on the server's data: a pass is ful
 });
 
 Deno.test("main() runs a full pass when this computer's clock went back since the last full pass", async () => {
-  await using server = await startImmichServer();
-  await using state = await tempState();
-  const { env } = ada(server, 2);
+  await using test = await adaWithState(2);
+  const { env, state } = test;
   const at = (iso: string) => () => new Date(iso);
   const passes: string[] = [];
   for (const now of ["2026-11-26T12:00:00.000Z", "2026-11-26T11:00:00.000Z"]) {
-    const result = await runMain([], env, state.path, { now: at(now) });
+    const result = await runMain([], env, state, { now: at(now) });
     assert.equal(result.code, 0, result.stdout + result.stderr);
     passes.push(passIn(result.lines, result.stdout));
   }
@@ -73,10 +68,8 @@ Deno.test("main() runs a full pass when this computer's clock went back since th
 });
 
 Deno.test("main.ts runs a full pass when an asset the last pass saw change is dated back, as after the database's clock was set back", async () => {
-  await using server = await startImmichServer();
-  await using state = await tempState();
-  const { user, env: reach } = ada(server, 3);
-  const env = { ...reach, STATE_DIR: state.path };
+  await using test = await adaWithState(3);
+  const { server, user, env } = test;
   assert.equal((await cli(env)).code, 0);
   // A member changes an hour later: the next pass sees it, its watermark an hour on.
   server.advanceClock(3_600_000);
@@ -98,18 +91,17 @@ Deno.test("main.ts runs a full pass when an asset the last pass saw change is da
 });
 
 Deno.test("main.ts starts at once after a run folder dated years ahead, and gives its run the next id", async () => {
-  await using server = await startImmichServer();
-  await using state = await tempState();
-  const { user, env: reach } = ada(server, 2);
+  await using test = await adaWithState(2);
+  const { server, user, env, state } = test;
   const future = "20990101-000000-000";
-  await Deno.mkdir(join(state.path, "runs", future), { recursive: true });
-  const run = await spawnCli({ env: { LOG_FORMAT: "json", ...reach, STATE_DIR: state.path } });
+  await Deno.mkdir(join(state, "runs", future), { recursive: true });
+  const run = await spawnCli({ env: { LOG_FORMAT: "json", ...env } });
   // A deadline for a hang, not a measure of speed: before, the run stepped its id forward one
   // millisecond at a time until it passed the folder's (6 hours ahead cost 25 s a run).
   const finished = await finishCli(run, 60_000);
   await Deno.remove(run.cwd, { recursive: true });
   assert.equal(finished.code, 0, finished.lines.join("\n") + finished.stderr);
   assert.equal(server.stacks(user.id).length, 2);
-  const runs = (await Array.fromAsync(Deno.readDir(join(state.path, "runs")))).map((e) => e.name);
+  const runs = (await Array.fromAsync(Deno.readDir(join(state, "runs")))).map((e) => e.name);
   assert.deepEqual(runs.sort(), [future, "20990101-000000-001"]);
 });

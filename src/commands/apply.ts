@@ -32,6 +32,7 @@ import {
   type CommandContext,
   immichClientOf,
   journalingOf,
+  locksOf,
   outcomeOf,
   readCommandFile,
   warnIfUnjournaled,
@@ -232,6 +233,7 @@ export const applyCommand: Command = async (context) => {
       signal: context.signal,
       sleep: context.sleep,
       journal,
+      locks: locksOf(context, "apply"),
     });
     // A user the file plans for whose key was not given is not applied: say so, and fail.
     const missed = plan.users.filter((user) => user.actions.length > 0 && !reached.has(user.id));

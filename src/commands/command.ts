@@ -22,8 +22,10 @@ import {
   planStacks,
 } from "../reconcile/plan.ts";
 import { findUnlisted, type Journaling, passSucceeded, type UserReport } from "../run.ts";
+import { delay } from "../api/http.ts";
 import { openStateFolder, type StateFolder } from "../state/folder.ts";
 import type { JournalCommand } from "../state/journal.ts";
+import { UserLocks } from "../state/lock.ts";
 
 /** How a command ended; `main.ts` turns it into the exit status. */
 export type CommandOutcome =
@@ -211,6 +213,31 @@ export async function journalingOf(
       }),
     finish: () => folder.prune(settings.journalKeep),
   };
+}
+
+/**
+ * The state folder's locks of a command that writes: one process at a time per folder and user
+ * (docs/state.md, "One process at a time"). None in a dry run, which writes nothing there, or
+ * without a STATE_DIR.
+ *
+ * @param context The command's context.
+ * @param command The command, for the lock's file.
+ * @param wait Wait for another process's pass of the user (cron mode), or give the user up.
+ * @returns The locks, or undefined.
+ */
+export function locksOf(
+  context: CommandContext,
+  command: JournalCommand,
+  wait = false,
+): UserLocks | undefined {
+  const { settings } = context;
+  if (settings.dryRun || settings.stateDir === undefined) return undefined;
+  return new UserLocks(settings.stateDir, {
+    command: `stacksync ${command}`,
+    wait,
+    sleep: context.sleep ?? delay,
+    now: context.now,
+  });
 }
 
 /** Logs the one warning of a real run without a journal. */

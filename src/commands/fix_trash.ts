@@ -22,7 +22,7 @@ import { type RunOptions, runUsers, summaryLine, type UserReport, type UserWork 
 import { orphanExtensions } from "../trash/raw.ts";
 import { planTrash, type TrashReport } from "../trash/plan.ts";
 import { summarizeTrash, trashMessage } from "../trash/render.ts";
-import { type Command, journalingOf, outcomeOf, warnIfUnjournaled } from "./command.ts";
+import { type Command, journalingOf, locksOf, outcomeOf, warnIfUnjournaled } from "./command.ts";
 
 const NO_STACK_CHANGES = { actions: [], inSync: [], needsReplace: [] } as const;
 const NO_SKIPS: Readonly<Record<string, number>> = {};
@@ -180,7 +180,12 @@ export const fixTrashCommand: Command = async (context) => {
     warnAboutTrashSettings(settings);
     const reports = await fixTrashPass(
       settings,
-      { signal: context.signal, sleep: context.sleep, journal },
+      {
+        signal: context.signal,
+        sleep: context.sleep,
+        journal,
+        locks: locksOf(context, "fix-trash"),
+      },
       context.options.force,
     );
     return outcomeOf(reports, settings.apiKeys.length);

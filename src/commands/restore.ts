@@ -20,6 +20,7 @@ import {
   type CommandContext,
   immichClientOf,
   journalingOf,
+  locksOf,
   outcomeOf,
   planTargets,
   readCommandFile,
@@ -136,6 +137,7 @@ export const restoreCommand: Command = async (context) => {
       signal: context.signal,
       sleep: context.sleep,
       journal,
+      locks: locksOf(context, "restore"),
     });
     return outcomeOf(reports, settings.apiKeys.length);
   };

@@ -16,6 +16,7 @@ import {
   type CommandContext,
   type CommandOutcome,
   journalingOf,
+  locksOf,
   outcomeOf,
   warnIfUnjournaled,
 } from "./command.ts";
@@ -32,18 +33,24 @@ export const runCommand: Command = async (context) => {
     warnIfUnjournaled(settings);
     if (fixTrash !== undefined) warnAboutTrashSettings(settings);
     warnAboutCache(settings, problem);
+    const cron = settings.runMode === "cron";
     const options = {
       signal: context.signal,
       sleep: context.sleep,
       journal,
-      reading: { ...reading, memory: new PassMemory(), cron: settings.runMode === "cron" },
+      reading: { ...reading, memory: new PassMemory(), cron },
+      locks: locksOf(context, "run", cron),
     };
     const keys = settings.apiKeys.length;
     const pass = async (): Promise<CommandOutcome> => {
       const stacked = outcomeOf(await runPass(settings, options), keys);
       if (fixTrash === undefined || context.signal.aborted) return stacked;
       const trashed = outcomeOf(
-        await fixTrashPass(settings, { ...options, journal: fixTrash.journal }),
+        await fixTrashPass(settings, {
+          ...options,
+          journal: fixTrash.journal,
+          locks: locksOf(context, "fix-trash", cron),
+        }),
         keys,
       );
       return stacked === "ok" && trashed === "ok" ? "ok" : "failed";

@@ -20,6 +20,7 @@ import {
   type Command,
   type CommandContext,
   journalingOf,
+  locksOf,
   outcomeOf,
   planTargets,
   stateFolderOf,
@@ -277,6 +278,7 @@ export const undoCommand: Command = async (context) => {
       signal: context.signal,
       sleep: context.sleep,
       journal,
+      locks: locksOf(context, "undo"),
     });
     // A user the run changed whose key was not given is not undone: say so, and fail.
     const missed = (given ?? []).filter((journal) => !reached.has(journal.summary.user.id));

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { ConfigError } from "../config.ts";
 import { exists, gzipFile, replaceFile } from "./_files.ts";
 import {
@@ -31,6 +31,7 @@ import {
   UserJournal,
   writeSummary,
 } from "./journal.ts";
+import { userLocked } from "./lock.ts";
 
 /** The format of the folder's marker file. */
 export const STATE_FORMAT = "stacksync-state";
@@ -265,8 +266,13 @@ async function runIds(path: string): Promise<string[]> {
     .sort();
 }
 
-/** Whether another process holds the journal (it is still being written). */
-function inUse(path: string): boolean {
+/**
+ * Whether another process holds the journal (it is still being written): its own lock, or the
+ * lock of its user, which the process takes before it creates the journal (src/state/lock.ts).
+ */
+function inUse(stateDir: string, path: string): boolean {
+  const user = JOURNAL.exec(basename(path))?.[1];
+  if (user !== undefined && userLocked(stateDir, user)) return true;
   let file: Deno.FsFile | undefined;
   try {
     file = Deno.openSync(path, { read: true, write: true });
@@ -300,7 +306,7 @@ async function recoverInterrupted(path: string): Promise<void> {
   for (const run of await runIds(path)) {
     const runPath = join(path, RUNS, run);
     for (const [user, file] of await journalFiles(runPath)) {
-      if (!file.endsWith(".jsonl") || inUse(file)) continue;
+      if (!file.endsWith(".jsonl") || inUse(path, file)) continue;
       try {
         const summaryPath = join(runPath, `${user}.json`);
         if (!(await exists(`${file}.gz`))) {
@@ -402,7 +408,7 @@ function stateFolder(path: string): StateFolder {
       for (const run of ids.slice(0, Math.max(0, ids.length - keep))) {
         const runPath = join(runsPath, run);
         const files = [...(await journalFiles(runPath)).values()];
-        if (files.some((file) => file.endsWith(".jsonl") && inUse(file))) continue;
+        if (files.some((file) => file.endsWith(".jsonl") && inUse(path, file))) continue;
         await Deno.remove(runPath, { recursive: true });
       }
     },
