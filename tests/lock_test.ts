@@ -97,3 +97,23 @@ Deno.test("openStateFolder() leaves the journal of a user another process holds,
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("openStateFolder() makes a new folder when several processes open it at once", async () => {
+  for (let round = 0; round < 10; round++) {
+    const dir = await Deno.makeTempDir();
+    try {
+      // Opened together, as by processes started together: each writes the marker its own way.
+      const opened = Array.from(
+        { length: 8 },
+        () => openStateFolder(join(dir, "state"), { write: true }),
+      );
+      assert.equal((await Promise.all(opened)).length, 8);
+      assert.deepEqual(
+        (await Array.fromAsync(Deno.readDir(join(dir, "state")))).map((e) => e.name).sort(),
+        ["runs", "stacksync-state.json"],
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  }
+});

@@ -9,10 +9,11 @@ import { writeAll } from "../log.ts";
 
 /**
  * Replaces a file's content atomically: written beside it, flushed to disk, then renamed over it,
- * so a reader sees the old or the new content, never a part.
+ * so a reader sees the old or the new content, never a part. The temporary name is the process's
+ * own: two processes making the same folder at once do not rename each other's file away.
  */
 export async function replaceFile(path: string, text: string): Promise<void> {
-  const temporary = `${path}.tmp`;
+  const temporary = `${path}.${crypto.randomUUID()}.tmp`;
   const file = await Deno.open(temporary, { write: true, create: true, truncate: true });
   try {
     writeAll(file, text);
