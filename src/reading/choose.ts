@@ -20,6 +20,7 @@ import {
   readCacheHeader,
   writeCacheHeader,
 } from "../state/cache.ts";
+import { CacheLoss } from "../state/cache_recorder.ts";
 import { fullRead } from "./full.ts";
 import { incrementalRead } from "./incremental.ts";
 import { type PassInput, PassMemory, type Reading, type ReadingOptions } from "./input.ts";
@@ -60,7 +61,7 @@ export async function readPassInput(
     options,
     log,
     filter,
-    ...(files === undefined ? {} : { files }),
+    ...(files === undefined ? {} : { files, loss: new CacheLoss(files, log) }),
     settingsText,
     immich: `${version.major}.${version.minor}.${version.patch}`,
     startedAt: options.now(),
@@ -70,7 +71,8 @@ export async function readPassInput(
   const decision = await decide(reading, firstPass);
   // Until the pass ends well the cache says it did not: a pass killed midway makes the next full.
   if (options.record && files !== undefined && decision.header !== undefined) {
-    await writeCacheHeader(files, { ...decision.header, unfinished: STOPPED });
+    await writeCacheHeader(files, { ...decision.header, unfinished: STOPPED })
+      .catch((error) => reading.loss?.note(error));
   }
   if (decision.kind === "full") return await fullRead(reading, decision.reason);
   const read = await incrementalRead(reading, decision.since, decision.header);

@@ -43,7 +43,8 @@ export async function fullRead(reading: Reading, reason: string): Promise<PassIn
   const { client, log, filter, files, options } = reading;
   log.info("Full pass: {why}", { pass: "full", why: reason });
   const scopes = searchScopes(filter);
-  const keep = files !== undefined && options.record && scopes.length <= MAX_SCOPES;
+  const keep = files !== undefined && options.record && !reading.loss?.lost &&
+    scopes.length <= MAX_SCOPES;
   const serverCounts = keep ? await client.countAssets(filter) : undefined;
   if (keep && serverCounts === undefined) warnOnce(reading, "statistics", NO_STATISTICS);
   // Assets before stacks: a stack that changes between the two reads moves its members'
@@ -86,6 +87,7 @@ export async function fullRead(reading: Reading, reason: string): Promise<PassIn
     fullPassClock: reading.startedAt,
     ...uncounted(watermark - OVERLAP_MS),
     sizes: { assets: assets.length + invalid.length, stacks: stacks.length, groups: groups.length },
+    sums: {},
     skippedAssets,
   }, {
     ...searched,

@@ -33,6 +33,7 @@ import {
 import type { Asset } from "../model.ts";
 import { releaseMemory } from "../memory.ts";
 import { type CacheHeader, newGeneration } from "../state/cache.ts";
+import { type BodyFile, bodyOf } from "../state/cache_body.ts";
 import { type CacheRead, readCache, rewriteBody, stackRecords } from "../state/cache_library.ts";
 import { readStoredPlan, type StoredPlan } from "../state/cache_plan.ts";
 import { CacheRecorder } from "../state/cache_recorder.ts";
@@ -80,7 +81,7 @@ export async function incrementalRead(
   if (files === undefined) return "no STATE_DIR to keep a cache in";
   let stored: StoredPlan | undefined;
   try {
-    stored = await readStoredPlan(files, header.generation);
+    stored = await readStoredPlan(files, header.generation, header.sums.plan);
   } catch (error) {
     return unreadable(error);
   }
@@ -169,6 +170,7 @@ function reusePlan(
     counts: header.counts,
     recent: { ...next.build(), since: window.nextSince },
     sizes: header.sizes,
+    sums: { ...header.sums, delta: undefined },
     skippedAssets: stored.skippedAssets,
     reuse: true,
   });
@@ -253,10 +255,13 @@ async function readRegion(
   }).sort(compareIds);
   const skippedAssets = skippedCounts(library);
   const generation = newGeneration();
+  // The journal's snapshot reads names from the body the pass writes, or from the last one
+  // when it cannot write one (rows new since are then named by id).
+  let body: BodyFile = bodyOf(header);
   const rest = restOf(library, region, {
     kept: stored,
     groups: library.groups.live + promoted.length,
-    records: (marks) => stackRecords(files, generation, library, marks),
+    records: (marks) => stackRecords(files, body, library, marks),
   });
   const base = {
     kind: "incremental" as const,
@@ -268,16 +273,24 @@ async function readRegion(
     computeMs: regrouped.computeMs,
     rest,
   };
-  if (!options.record) return base;
+  const loss = reading.loss!;
+  if (!options.record || loss.lost) return base;
   const newGroups = promoted.map((group) => ({
     key: group.key,
     rows: group.assets.map((asset) => regrouped.rowOfId.get(asset.id)!),
   }));
-  await rewriteBody(files, header, generation, library, {
-    rows: contents,
-    droppedGroups: regrouped.droppedGroups,
-    newGroups,
-  });
+  try {
+    const sum = await rewriteBody(files, header, generation, library, {
+      rows: contents,
+      droppedGroups: regrouped.droppedGroups,
+      newGroups,
+    });
+    body = { generation, sum };
+  } catch (error) {
+    // Planned from all the same: the next pass is full.
+    await loss.note(error);
+    return base;
+  }
   for (const group of newGroups) library.groups.add(group.rows);
   const cache = new CacheRecorder(recordingOf(reading, files), {
     generation,
@@ -292,6 +305,7 @@ async function readRegion(
       stacks: library.stacks.size,
       groups: rest.groups,
     },
+    sums: { body: body.sum },
     skippedAssets,
   });
   return { ...base, cache };

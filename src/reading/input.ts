@@ -14,7 +14,7 @@ import type { PlanEntries } from "../incremental/entries.ts";
 import type { Asset, Group, Plan, SkippedAsset, Stack, User } from "../model.ts";
 import type { PromotedGroup } from "../promotion/parent.ts";
 import type { CacheFiles } from "../state/cache.ts";
-import type { CacheRecording, PassCache } from "../state/cache_recorder.ts";
+import { CacheLoss, type CacheRecording, type PassCache } from "../state/cache_recorder.ts";
 import type { RecordedStack } from "../state/journal.ts";
 import type { LibraryQuery } from "./query.ts";
 
@@ -112,6 +112,8 @@ export interface Reading {
   readonly filter: SearchFilter;
   /** The cache's files; undefined when there is no STATE_DIR. */
   readonly files?: CacheFiles;
+  /** What the pass does when its cache cannot be written; with the files. */
+  readonly loss?: CacheLoss;
   /** The settings the cache depends on, as text by variable name. */
   readonly settingsText: Record<string, string>;
   readonly immich: string;
@@ -128,9 +130,11 @@ export interface Reading {
  */
 export function recordingOf(reading: Reading, files: CacheFiles): CacheRecording {
   const { user, options, query } = reading;
+  const loss = reading.loss ?? new CacheLoss(files, reading.log);
   return {
     files,
-    record: options.record,
+    record: options.record && !loss.lost,
+    loss,
     log: reading.log,
     identity: {
       server: query.server,

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { checkSum, type FileSum, Summer } from "./_checksum.ts";
 
 /** A text file of the cache: its first line, then sections of lines, the last one `#end`. */
 export interface Sectioned<S extends string> {
@@ -43,16 +44,20 @@ export const decoder = new TextDecoder();
  * Calls `line` for each line of a file of sections after its first, with its section and its
  * number in the section, reading the file in chunks of 1 MB; the line's bytes are only valid
  * during the call. Strings made from them are copies (a slice of one big text would keep all
- * of it).
+ * of it). The file is checked against its sum at the end: what `line` made of a damaged file
+ * is to be dropped when this throws.
  *
  * @param path The file.
  * @param format What the file must be.
+ * @param written What the file added up to when written; unchecked without it.
  * @param line Called for each line.
- * @throws {SyntaxError} When the file is not of the format, or ends before `#end`.
+ * @throws {SyntaxError} When the file is not of the format, ends before `#end`, or does not add
+ *   up to `written`.
  */
 export async function scanSections<S extends string>(
   path: string,
   format: Sectioned<S>,
+  written: FileSum | undefined,
   line: (section: S, index: number, bytes: Uint8Array) => void,
 ): Promise<void> {
   const file = await Deno.open(path, { read: true });
@@ -61,7 +66,7 @@ export async function scanSections<S extends string>(
     for (let read: number | null = 0; read !== null; read = await file.read(lines.space())) {
       lines.filled(read);
     }
-    lines.end();
+    lines.end(written);
   } finally {
     file.close();
   }
@@ -72,12 +77,15 @@ export async function scanSections<S extends string>(
  *
  * @param path The file.
  * @param format What the file must be.
+ * @param written What the file added up to when written; unchecked without it.
  * @param line Called for each line.
- * @throws {SyntaxError} When the file is not of the format, or ends before `#end`.
+ * @throws {SyntaxError} When the file is not of the format, ends before `#end`, or does not add
+ *   up to `written`.
  */
 export function scanSectionsSync<S extends string>(
   path: string,
   format: Sectioned<S>,
+  written: FileSum | undefined,
   line: (section: S, index: number, bytes: Uint8Array) => void,
 ): void {
   const file = Deno.openSync(path, { read: true });
@@ -86,7 +94,7 @@ export function scanSectionsSync<S extends string>(
     for (let read: number | null = 0; read !== null; read = file.readSync(lines.space())) {
       lines.filled(read);
     }
-    lines.end();
+    lines.end(written);
   } finally {
     file.close();
   }
@@ -108,6 +116,8 @@ function sectionLines<S extends string>(
   let section: S | undefined;
   let index = 0;
   let ended = false;
+  const sum = new Summer();
+  let failure: unknown;
   /** Handles the complete lines of `buffer[0, length)`, moves the rest to the front. */
   const feed = (length: number): number => {
     let start = 0;
@@ -147,12 +157,28 @@ function sectionLines<S extends string>(
       }
       return buffer.subarray(kept);
     },
-    /** Takes in `count` bytes read into {@linkcode space}. */
+    /**
+     * Takes in `count` bytes read into {@linkcode space}. After a line that cannot be read, the
+     * rest is only added up: a damaged file is said to be damaged, whatever its lines became.
+     */
     filled(count: number): void {
-      kept = feed(kept + count);
+      sum.add(buffer.subarray(kept, kept + count));
+      if (failure !== undefined) return;
+      try {
+        kept = feed(kept + count);
+      } catch (error) {
+        failure = error;
+        kept = 0;
+      }
     },
-    end(): void {
+    /** Checks the file's end, and what it adds up to. */
+    end(written: FileSum | undefined): void {
+      if (failure !== undefined) {
+        checkSum(path, sum.sum, written);
+        throw failure;
+      }
       if (!ended) throw broken("it ends early");
+      checkSum(path, sum.sum, written);
     },
   };
 }

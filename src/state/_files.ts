@@ -6,6 +6,9 @@
  */
 import { createGzip } from "node:zlib";
 import { writeAll } from "../log.ts";
+import type { Summer } from "./_checksum.ts";
+
+const encoder = new TextEncoder();
 
 /**
  * Replaces a file's content atomically: written beside it, flushed to disk, then renamed over it,
@@ -30,11 +33,16 @@ export async function replaceFile(path: string, text: string): Promise<void> {
  */
 export class ChunkedText {
   readonly #target: () => { writeSync(bytes: Uint8Array): number };
+  readonly #sum: Summer | undefined;
   #text = "";
 
-  /** @param target The file, asked for at the first chunk (a delta opens its file then). */
-  constructor(target: () => { writeSync(bytes: Uint8Array): number }) {
+  /**
+   * @param target The file, asked for at the first chunk (a delta opens its file then).
+   * @param sum Adds up what is written (the cache's files).
+   */
+  constructor(target: () => { writeSync(bytes: Uint8Array): number }, sum?: Summer) {
     this.#target = target;
+    this.#sum = sum;
   }
 
   /** Adds text; writes what gathered once it reaches 64 KB. */
@@ -46,7 +54,9 @@ export class ChunkedText {
   /** Writes what gathered. */
   flush(): void {
     if (this.#text === "") return;
-    writeAll(this.#target(), this.#text);
+    const bytes = encoder.encode(this.#text);
+    this.#sum?.add(bytes);
+    writeAll(this.#target(), bytes);
     this.#text = "";
   }
 }

@@ -22,7 +22,9 @@
  * @module
  */
 import { join } from "node:path";
+import { crc32 } from "node:zlib";
 import { z } from "zod";
+import { type FileSum, fileSumSchema } from "./_checksum.ts";
 import { compare } from "../grouping/group.ts";
 import { type Digest, DigestBuilder } from "../incremental/library.ts";
 
@@ -71,6 +73,12 @@ export interface CacheHeader {
   readonly steady: boolean;
   /** Sizes, for the log. */
   readonly sizes: { readonly assets: number; readonly stacks: number; readonly groups: number };
+  /** What the generation's files added up to when written: checked when they are read. */
+  readonly sums: {
+    readonly body?: FileSum;
+    readonly delta?: FileSum;
+    readonly plan?: FileSum;
+  };
 }
 
 const digestSchema = z.object({ count: z.number(), digest: z.string(), since: z.number() });
@@ -94,6 +102,12 @@ const headerSchema = z.object({
   written: z.number(),
   steady: z.boolean(),
   sizes: z.object({ assets: z.number(), stacks: z.number(), groups: z.number() }),
+  sums: z.object({
+    body: fileSumSchema.optional(),
+    delta: fileSumSchema.optional(),
+    plan: fileSumSchema.optional(),
+  }),
+  checksum: z.number(),
 });
 
 /** The files of one cache. */
@@ -182,22 +196,37 @@ async function readHeaderAt(path: string): Promise<HeaderRead> {
     if (error instanceof Deno.errors.NotFound) return { missing: true };
     return { unreadable: reasonOf(error) };
   }
-  let json: unknown;
+  let json: Record<string, unknown> | undefined;
   try {
     json = JSON.parse(text);
   } catch {
     return { unreadable: `${path} is not JSON` };
   }
-  const parsed = headerSchema.safeParse(json);
-  if (!parsed.success) return { unreadable: `${path} is not a stacksync cache header` };
-  if (parsed.data.version !== CACHE_VERSION) {
+  if (json?.format !== CACHE_FORMAT) {
+    return { unreadable: `${path} is not a stacksync cache header` };
+  }
+  // Another version, older or newer, is no cache for this stacksync: the pass is full.
+  if (json.version !== CACHE_VERSION) {
     return {
-      unreadable: `${path} has format version ${parsed.data.version}, this stacksync ` +
-        `uses ${CACHE_VERSION}`,
+      unreadable:
+        `${path} has format version ${json.version}, this stacksync uses ${CACHE_VERSION}`,
     };
   }
-  const { format: _format, version: _version, ...header } = parsed.data;
+  if (json.checksum !== headerChecksum(json)) {
+    return { unreadable: `${path} is damaged: its checksum does not match` };
+  }
+  const parsed = headerSchema.safeParse(json);
+  if (!parsed.success) return { unreadable: `${path} is not a stacksync cache header` };
+  const { format: _format, version: _version, checksum: _checksum, ...header } = parsed.data;
   return { header };
+}
+
+/**
+ * The CRC-32 of a header's JSON text with its checksum 0: the header's own checksum. JSON
+ * written by `JSON.stringify` reads back to the same text, keys in their order.
+ */
+function headerChecksum(json: Readonly<Record<string, unknown>>): number {
+  return crc32(JSON.stringify({ ...json, checksum: 0 }));
 }
 
 /**
@@ -242,11 +271,28 @@ async function listDir(dir: string): Promise<string[]> {
  */
 export async function writeCacheHeader(files: CacheFiles, header: CacheHeader): Promise<void> {
   await Deno.mkdir(files.dir, { recursive: true });
-  const text = `${JSON.stringify({ format: CACHE_FORMAT, version: CACHE_VERSION, ...header })}\n`;
+  const json = { format: CACHE_FORMAT, version: CACHE_VERSION, ...header, checksum: 0 };
+  const text = `${JSON.stringify({ ...json, checksum: headerChecksum(json) })}\n`;
   const path = headerPath(files);
   const temporary = `${path}.tmp`;
   await Deno.writeTextFile(temporary, text);
   await Deno.rename(temporary, path);
+}
+
+/**
+ * Marks the cache so that the next pass is full, saying why: its header gets `unfinished`, or,
+ * when it cannot be written, goes. A header that can be neither written nor removed stays.
+ *
+ * @param files The cache.
+ * @param why What the next pass's `Full pass: the last pass did not finish cleanly: …` says.
+ */
+export async function markCacheUnfinished(files: CacheFiles, why: string): Promise<void> {
+  try {
+    const read = await readCacheHeader(files);
+    if ("header" in read) await writeCacheHeader(files, { ...read.header, unfinished: why });
+  } catch {
+    await Deno.remove(headerPath(files)).catch(() => {});
+  }
 }
 
 /**

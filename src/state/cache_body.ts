@@ -26,6 +26,7 @@ import {
   type CacheFiles,
   type CacheHeader,
 } from "./cache.ts";
+import { type FileSum, Summer } from "./_checksum.ts";
 import {
   escapeText,
   NEWLINE,
@@ -94,6 +95,7 @@ function rowLine(row: RowData): string {
 export class BodyWriter {
   readonly #file: Deno.FsFile;
   readonly #path: string;
+  readonly #sum = new Summer();
   readonly #encoder = new TextEncoder();
   #buffer = new Uint8Array(1 << 20);
   #used = 0;
@@ -167,12 +169,17 @@ export class BodyWriter {
     this.#bytes(line);
   }
 
-  /** Ends the body: renamed into place. */
-  async finish(): Promise<void> {
+  /**
+   * Ends the body: renamed into place.
+   *
+   * @returns What it adds up to, for the header.
+   */
+  async finish(): Promise<FileSum> {
     this.#enter("#end");
     this.#flush();
     this.#file.close();
     await Deno.rename(`${this.#path}.tmp`, this.#path);
+    return this.#sum.sum;
   }
 
   /** Drops the unfinished body. */
@@ -206,8 +213,8 @@ export class BodyWriter {
   #bytes(line: Uint8Array): void {
     if (this.#used + line.length + 1 > this.#buffer.length) this.#flush();
     if (line.length + 1 > this.#buffer.length) {
-      writeAll(this.#file, line);
-      writeAll(this.#file, LF);
+      this.#write(line);
+      this.#write(LF);
       return;
     }
     this.#buffer.set(line, this.#used);
@@ -216,48 +223,75 @@ export class BodyWriter {
   }
 
   #flush(): void {
-    writeAll(this.#file, this.#buffer.subarray(0, this.#used));
+    this.#write(this.#buffer.subarray(0, this.#used));
     this.#used = 0;
+  }
+
+  #write(bytes: Uint8Array): void {
+    this.#sum.add(bytes);
+    writeAll(this.#file, bytes);
   }
 }
 
 const LF = new Uint8Array([NEWLINE]);
+
+/** A body: its generation, and what it added up to when written. */
+export interface BodyFile {
+  readonly generation: string;
+  /** Unchecked without it. */
+  readonly sum?: FileSum;
+}
+
+/**
+ * The body a header names.
+ *
+ * @param header The header.
+ * @returns Its body.
+ */
+export function bodyOf(header: CacheHeader): BodyFile {
+  return header.sums.body === undefined
+    ? { generation: header.generation }
+    : { generation: header.generation, sum: header.sums.body };
+}
 
 /**
  * Calls `line` for each line of a body after its first, with its section and its number in the
  * section (see {@linkcode scanSections}).
  *
  * @param files The cache.
- * @param generation The body's generation.
+ * @param body The body.
  * @param line Called for each line; its bytes are only valid during the call.
- * @throws {SyntaxError} When the file is not a body, or ends before `#end`.
+ * @throws {SyntaxError} When the file is not a body, ends before `#end`, or is damaged.
  */
 export function scanBody(
   files: CacheFiles,
-  generation: string,
+  body: BodyFile,
   line: (section: Section, index: number, bytes: Uint8Array) => void,
 ): Promise<void> {
-  return scanSections(cacheFilePath(files, generation, "body"), BODY, line);
+  return scanSections(cacheFilePath(files, body.generation, "body"), BODY, body.sum, line);
 }
 
 /**
  * {@linkcode scanBody} reading synchronously, for the journal, which writes synchronously.
  *
  * @param files The cache.
- * @param generation The body's generation.
+ * @param body The body.
  * @param line Called for each line.
- * @throws {SyntaxError} When the file is not a body, or ends before `#end`.
+ * @throws {SyntaxError} When the file is not a body, ends before `#end`, or is damaged.
  */
 export function scanBodySync(
   files: CacheFiles,
-  generation: string,
+  body: BodyFile,
   line: (section: Section, index: number, bytes: Uint8Array) => void,
 ): void {
-  scanSectionsSync(cacheFilePath(files, generation, "body"), BODY, line);
+  scanSectionsSync(cacheFilePath(files, body.generation, "body"), BODY, body.sum, line);
 }
 
 /** What the next pass compares with the server: known once a body is written. */
 export type BodyTally = Pick<CacheHeader, "offsets" | "counts" | "recent">;
+
+/** A body written: what the next pass compares with the server, and what it adds up to. */
+export type WrittenBody = BodyTally & { readonly sum: FileSum };
 
 /**
  * The tally of a header without a body. No pass reads it: such a cache has no plan, and an
@@ -320,7 +354,7 @@ export async function writeFullBody(
   generation: string,
   rows: BodyRows,
   since: number,
-): Promise<BodyTally> {
+): Promise<WrittenBody> {
   const { assets, updatedAt, scopeBits, trashed, buckets } = rows;
   const counts = new Array<number>(rows.serverCounts.length).fill(0);
   const recent = new DigestBuilder();
@@ -329,6 +363,7 @@ export async function writeFullBody(
     if (time >= since) recent.add(id, time);
   };
   const body = await BodyWriter.create(files, generation);
+  let sum: FileSum;
   try {
     const rowOf = new Map<string, number>();
     const skipOf = new Map(rows.skipped.map((skip) => [skip.asset, skip.reason]));
@@ -370,12 +405,13 @@ export async function writeFullBody(
     for (const group of rows.groups) {
       body.group(group.key, group.assets.map((asset) => rowOf.get(asset.id)!));
     }
-    await body.finish();
+    sum = await body.finish();
   } catch (error) {
     await body.abandon();
     throw error;
   }
   return {
+    sum,
     offsets: rows.serverCounts.map((n, i) => n - counts[i]),
     counts,
     recent: { ...recent.build(), since },

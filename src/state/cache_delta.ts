@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { Stack } from "../model.ts";
 import type { CacheWrite } from "../incremental/library.ts";
+import { checkSum, type FileSum, Summer } from "./_checksum.ts";
 import { ChunkedText, readLines } from "./_files.ts";
 import { cacheFilePath, type CacheFiles, type CacheHeader } from "./cache.ts";
 
@@ -42,20 +43,28 @@ function parseWrite(line: string): CacheWrite {
  * @param files The cache.
  * @param header The header naming the generation and how many lines count.
  * @returns The writes, in the order they were answered.
- * @throws {SyntaxError} When the delta holds fewer lines than counted, or a damaged one.
+ * @throws {SyntaxError} When the delta holds fewer lines than counted, or is damaged.
  */
 export async function readDelta(files: CacheFiles, header: CacheHeader): Promise<CacheWrite[]> {
   const writes: CacheWrite[] = [];
   if (header.deltaLines === 0) return writes;
-  for await (const { line } of readLines(cacheFilePath(files, header.generation, "delta"))) {
-    if (writes.length >= header.deltaLines) break;
-    writes.push(parseWrite(line));
+  const path = cacheFilePath(files, header.generation, "delta");
+  const sum = new Summer();
+  const lines: string[] = [];
+  for await (const { line } of readLines(path)) {
+    if (lines.length >= header.deltaLines) break;
+    lines.push(line);
+    sum.add(`${line}\n`);
   }
-  if (writes.length < header.deltaLines) {
+  if (lines.length < header.deltaLines) {
     throw new SyntaxError(
-      `Cannot read the cache's writes: ${writes.length} of ${header.deltaLines}`,
+      `Cannot read the cache ${path}: it is damaged (${lines.length} of ${header.deltaLines} ` +
+        "lines)",
     );
   }
+  // Checked before any line is parsed: a damaged line may still be JSON.
+  checkSum(path, sum.sum, header.sums.delta);
+  for (const line of lines) writes.push(parseWrite(line));
   return writes;
 }
 
@@ -68,8 +77,10 @@ export async function readDelta(files: CacheFiles, header: CacheHeader): Promise
 export class DeltaWriter {
   readonly #path: string;
   #file: Deno.FsFile | undefined;
-  readonly #text = new ChunkedText(() =>
-    this.#file ??= Deno.openSync(this.#path, { write: true, create: true, truncate: true })
+  readonly #sum = new Summer();
+  readonly #text = new ChunkedText(
+    () => this.#file ??= Deno.openSync(this.#path, { write: true, create: true, truncate: true }),
+    this.#sum,
   );
   #lines = 0;
 
@@ -84,6 +95,11 @@ export class DeltaWriter {
   /** How many writes were recorded. */
   get lines(): number {
     return this.#lines;
+  }
+
+  /** What the lines written add up to: complete once closed. */
+  get sum(): FileSum {
+    return this.#sum.sum;
   }
 
   /**

@@ -23,7 +23,15 @@ import {
 } from "../incremental/library.ts";
 import { type RecordedStack, recordStack } from "./journal.ts";
 import type { CacheFiles, CacheHeader } from "./cache.ts";
-import { BodyWriter, type Extra, scanBody, scanBodySync } from "./cache_body.ts";
+import type { FileSum } from "./_checksum.ts";
+import {
+  type BodyFile,
+  bodyOf,
+  BodyWriter,
+  type Extra,
+  scanBody,
+  scanBodySync,
+} from "./cache_body.ts";
 import { readDelta } from "./cache_delta.ts";
 import { decoder, fieldEnd, fieldsOf, numberAt, TAB, textAt, unescapeText } from "./_cache_text.ts";
 
@@ -79,7 +87,7 @@ export async function readCache(files: CacheFiles, header: CacheHeader): Promise
     groups: groups + 1024,
     others: 1024,
   });
-  await scanBody(files, header.generation, (section, index, bytes) => {
+  await scanBody(files, bodyOf(header), (section, index, bytes) => {
     switch (section) {
       case "#assets": {
         if (bytes.length === 1 && bytes[0] === 0x2d /* - */) {
@@ -160,7 +168,7 @@ export async function readRows(
 ): Promise<{ rows: Map<number, RowContent>; keys: Map<number, string> }> {
   const contents = new Map<number, RowContent>();
   const keys = new Map<number, string>();
-  await scanBody(files, header.generation, (section, index, bytes) => {
+  await scanBody(files, bodyOf(header), (section, index, bytes) => {
     if (section === "#assets" && rows.has(index) && bytes.length > 1) {
       contents.set(index, contentOf(bytes));
     } else if (section === "#groups" && groups.has(index)) {
@@ -206,6 +214,7 @@ export interface BodyEdits {
  * @param generation The new generation.
  * @param library The library now.
  * @param edits What changed beyond the library's columns.
+ * @returns What the new body adds up to.
  */
 export async function rewriteBody(
   files: CacheFiles,
@@ -213,7 +222,7 @@ export async function rewriteBody(
   generation: string,
   library: Library,
   edits: BodyEdits,
-): Promise<void> {
+): Promise<FileSum> {
   const body = await BodyWriter.create(files, generation);
   try {
     const full = (row: number) => {
@@ -236,7 +245,7 @@ export async function rewriteBody(
       for (const [id, other] of library.others) body.other(id, other);
       for (const stack of library.stacks.values()) body.stack(stack, removedId);
     };
-    await scanBody(files, header.generation, (section, index, bytes) => {
+    await scanBody(files, bodyOf(header), (section, index, bytes) => {
       if (section === "#assets") {
         rows++;
         if (library.flags[index] === REMOVED) body.row(REMOVED_ROW);
@@ -250,7 +259,7 @@ export async function rewriteBody(
     writeMiddle();
     for (const group of edits.newGroups) body.group(group.key, group.rows);
     for (const [id, updatedAt] of library.seen) body.seen(id, updatedAt);
-    await body.finish();
+    return await body.finish();
   } catch (error) {
     await body.abandon();
     throw error;
@@ -286,14 +295,14 @@ function rowData(library: Library, row: number, content: RowContent): RowData {
  * for its stack's record.
  *
  * @param files The cache.
- * @param generation The generation.
+ * @param body The body.
  * @param library The library the body was written from (its stacks are the body's).
  * @param marks Members to mark as Immich does not list them (trashed, hidden).
  * @returns The records.
  */
 export function* stackRecords(
   files: CacheFiles,
-  generation: string,
+  body: BodyFile,
   library: Library,
   marks: { readonly trashed: ReadonlySet<string>; readonly unlisted: ReadonlySet<string> },
 ): Generator<RecordedStack> {
@@ -307,7 +316,7 @@ export function* stackRecords(
   const ends = new Int32Array(rows);
   let names = new Uint8Array(1 << 20);
   let used = 0;
-  scanBodySync(files, generation, (section, index, bytes) => {
+  scanBodySync(files, body, (section, index, bytes) => {
     if (section !== "#assets" || wanted[index] !== 1 || bytes.length <= 1) return;
     const from = bytes.indexOf(TAB) + 1;
     if (from === 0) return;

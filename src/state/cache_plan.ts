@@ -7,6 +7,7 @@
  */
 import type { InSyncStack, NeedsReplace } from "../model.ts";
 import type { Placed, PlanEntries } from "../incremental/entries.ts";
+import { type FileSum, Summer } from "./_checksum.ts";
 import { ChunkedText, exists } from "./_files.ts";
 import { CACHE_FORMAT, CACHE_VERSION, cacheFilePath, type CacheFiles } from "./cache.ts";
 import { decoder, scanSections, type Sectioned } from "./_cache_text.ts";
@@ -37,17 +38,19 @@ const PLAN: Sectioned<typeof PLAN_SECTIONS[number]> = {
  * @param files The cache.
  * @param generation The generation.
  * @param plan The plan's entries.
+ * @returns What the file adds up to, for the header.
  */
 export async function writeStoredPlan(
   files: CacheFiles,
   generation: string,
   plan: StoredPlan,
-): Promise<void> {
+): Promise<FileSum> {
   await Deno.mkdir(files.dir, { recursive: true });
   const path = cacheFilePath(files, generation, "plan");
   const file = await Deno.open(`${path}.tmp`, { write: true, create: true, truncate: true });
+  const sum = new Summer();
   try {
-    const text = new ChunkedText(() => file);
+    const text = new ChunkedText(() => file, sum);
     const put = (line: string) => text.put(`${line}\n`);
     const lines = <T>(entries: readonly T[], form: (entry: T) => unknown) => {
       for (let at = 0; at < entries.length; at += PLAN_LINE) {
@@ -72,6 +75,7 @@ export async function writeStoredPlan(
     file.close();
   }
   await Deno.rename(`${path}.tmp`, path);
+  return sum.sum;
 }
 
 /**
@@ -81,19 +85,21 @@ export async function writeStoredPlan(
  *
  * @param files The cache.
  * @param generation The generation.
+ * @param written What the file added up to when written; unchecked without it.
  * @returns The plan, or undefined when there is none.
  * @throws {SyntaxError} When the file is damaged; the caller then runs a full pass.
  */
 export async function readStoredPlan(
   files: CacheFiles,
   generation: string,
+  written?: FileSum,
 ): Promise<StoredPlan | undefined> {
   const path = cacheFilePath(files, generation, "plan");
   if (!(await exists(path))) return undefined;
   let head: Pick<StoredPlan, "skippedAssets"> & Pick<PlanEntries, "volatile"> | undefined;
   const inSync: (InSyncStack & Placed)[] = [];
   const needsReplace: (NeedsReplace & Placed)[] = [];
-  await scanSections(path, PLAN, (section, _index, bytes) => {
+  await scanSections(path, PLAN, written, (section, _index, bytes) => {
     switch (section) {
       case "#plan":
         head = JSON.parse(decoder.decode(bytes));

@@ -10,7 +10,14 @@ import type { AnsweredStack } from "../api/immich.ts";
 import type { PlanEntries } from "../incremental/entries.ts";
 import type { Action, Outcome, Plan } from "../model.ts";
 import type { AnsweringStackWriter } from "./journal.ts";
-import { type CacheFiles, type CacheHeader, pruneCache, writeCacheHeader } from "./cache.ts";
+import type { CacheWrite } from "../incremental/library.ts";
+import {
+  type CacheFiles,
+  type CacheHeader,
+  markCacheUnfinished,
+  pruneCache,
+  writeCacheHeader,
+} from "./cache.ts";
 import { type BodyRows, writeFullBody } from "./cache_body.ts";
 import { DeltaWriter } from "./cache_delta.ts";
 import { writeStoredPlan } from "./cache_plan.ts";
@@ -85,6 +92,7 @@ export type Planned =
     | "counts"
     | "recent"
     | "sizes"
+    | "sums"
   >
   & {
     /** For the plan file: what the pass left out of grouping. */
@@ -103,11 +111,53 @@ function movedAssets(actions: readonly Action[]): number {
   return moved;
 }
 
+/** Why the next pass is full when this pass's cache could not be written. */
+const LOST = "its cache could not be written";
+
+/**
+ * A pass's cache that cannot be written (a full disk, a read-only folder, a permission): the
+ * pass warns once, marks the cache so that the next pass is full, writes no more of it, and
+ * goes on. A cache that cannot be written costs the next pass its speed, never this pass.
+ */
+export class CacheLoss {
+  readonly #files: CacheFiles;
+  readonly #log: Logger;
+  #lost = false;
+
+  /**
+   * @param files The cache.
+   * @param log The user's logger.
+   */
+  constructor(files: CacheFiles, log: Logger) {
+    this.#files = files;
+    this.#log = log;
+  }
+
+  /** Whether the cache was given up. */
+  get lost(): boolean {
+    return this.#lost;
+  }
+
+  /**
+   * Gives the cache up, warning the first time.
+   *
+   * @param error Why it cannot be written.
+   */
+  async note(error: unknown): Promise<void> {
+    if (this.#lost) return;
+    this.#lost = true;
+    warnCacheUnwritten(this.#log, error);
+    await markCacheUnfinished(this.#files, LOST);
+  }
+}
+
 /** Who and what the cache of a pass is, and what the recorder may do. */
 export interface CacheRecording {
   readonly files: CacheFiles;
   /** Write the cache (a real run); a dry run records nothing. */
   readonly record: boolean;
+  /** What the pass does when the cache cannot be written. */
+  readonly loss: CacheLoss;
   /** The user's logger. */
   readonly log: Logger;
   /** What every header of this cache says about the server, user, versions and settings. */
@@ -124,8 +174,6 @@ export class CacheRecorder implements PassCache {
   #body: BodyRows | undefined;
   /** The cache keeps the library: no body was left unwritten. */
   #kept: boolean;
-  /** Why the body could not be written. */
-  #lost: string | undefined;
   #delta: DeltaWriter | undefined;
   #entries: PlanEntries | undefined;
 
@@ -148,23 +196,33 @@ export class CacheRecorder implements PassCache {
       : new DeltaWriter(this.#recording.files, this.#planned.generation);
   }
 
+  /** Records a write's answer; a delta that cannot be written gives the cache up. */
+  async #record(write: CacheWrite): Promise<void> {
+    const { loss } = this.#recording;
+    if (this.#delta === undefined || loss.lost) return;
+    try {
+      this.#delta.record(write);
+    } catch (error) {
+      await loss.note(error);
+    }
+  }
+
   writes(writer: AnsweringWriter): AnsweringStackWriter {
-    const delta = this.#delta;
-    if (delta === undefined) return writer;
+    if (this.#delta === undefined) return writer;
     return {
       createStack: async (assetIds) => {
         const stack = await writer.createStack(assetIds);
-        delta.record({ op: "create", stack, updatedAt: stack.updatedAt() });
+        await this.#record({ op: "create", stack, updatedAt: stack.updatedAt() });
         return stack;
       },
       updateStackPrimary: async (stackId, primaryAssetId) => {
         const stack = await writer.updateStackPrimary(stackId, primaryAssetId);
-        delta.record({ op: "update", stack });
+        await this.#record({ op: "update", stack });
         return stack;
       },
       deleteStack: async (stackId) => {
         await writer.deleteStack(stackId);
-        delta.record({ op: "delete", stackId });
+        await this.#record({ op: "delete", stackId });
       },
       stackWithPrimary: (assetId) => writer.stackWithPrimary(assetId),
       trashAssets: (assetIds) => writer.trashAssets(assetIds),
@@ -191,21 +249,19 @@ export class CacheRecorder implements PassCache {
   /**
    * Writes a full pass's body now, before the plan is known: for a pass whose stacks already
    * hold about as many assets as its groups, which writes little. A body that cannot be written
-   * is warned about, and the pass ends as unfinished: it costs the next pass its speed, never
-   * this pass.
+   * gives the cache up (see {@linkcode CacheLoss}).
    */
   async writeBody(): Promise<void> {
     const body = this.#body;
-    const { files } = this.#recording;
+    const { files, loss } = this.#recording;
     this.#body = undefined;
-    if (body === undefined) return;
+    if (body === undefined || loss.lost) return;
     const planned = this.#planned;
     try {
-      const tally = await writeFullBody(files, planned.generation, body, planned.recent.since);
-      this.#planned = { ...planned, ...tally };
+      const written = await writeFullBody(files, planned.generation, body, planned.recent.since);
+      this.#planned = { ...planned, ...written, sums: { body: written.sum } };
     } catch (error) {
-      this.#lost = "its cache could not be written";
-      warnCacheUnwritten(this.#recording.log, error);
+      await loss.note(error);
       return;
     }
     this.#kept = true;
@@ -213,24 +269,46 @@ export class CacheRecorder implements PassCache {
   }
 
   async finish(end: PassEnd): Promise<void> {
-    const { files, record, identity } = this.#recording;
+    const { files, record, loss } = this.#recording;
     if (!record) return;
-    this.#delta?.close();
-    const planned = this.#planned;
-    const unfinished = end.unfinished ?? this.#lost;
-    const clean = unfinished === undefined;
-    if (clean && this.#kept && !planned.reuse && this.#entries !== undefined) {
-      await writeStoredPlan(files, planned.generation, {
-        entries: this.#entries,
-        skippedAssets: planned.skippedAssets,
-      });
+    let sums = this.#planned.sums;
+    try {
+      this.#delta?.close();
+      if (this.#delta !== undefined) sums = { ...sums, delta: this.#delta.sum };
+      const unfinished = end.unfinished ?? (loss.lost ? LOST : undefined);
+      if (
+        unfinished === undefined && this.#kept && !this.#planned.reuse &&
+        this.#entries !== undefined
+      ) {
+        const plan = await writeStoredPlan(files, this.#planned.generation, {
+          entries: this.#entries,
+          skippedAssets: this.#planned.skippedAssets,
+        });
+        sums = { ...sums, plan };
+      }
+      await writeCacheHeader(files, this.#header(end, { sums, unfinished }));
+      if (!loss.lost) await pruneCache(files, this.#planned.generation);
+    } catch (error) {
+      await loss.note(error);
+      // Said why, if it can: a header that cannot be written is gone already.
+      await writeCacheHeader(files, this.#header(end, { sums, unfinished: LOST }))
+        .catch(() => {});
     }
-    const header: CacheHeader = {
-      ...identity,
+  }
+
+  /** The header of the pass's end. */
+  #header(
+    end: PassEnd,
+    at: { readonly sums: CacheHeader["sums"]; readonly unfinished: string | undefined },
+  ): CacheHeader {
+    const planned = this.#planned;
+    const clean = at.unfinished === undefined;
+    return {
+      ...this.#recording.identity,
       fullPassAt: planned.fullPassAt,
       fullPassClock: planned.fullPassClock,
       watermark: planned.watermark,
-      ...(clean ? {} : { unfinished }),
+      ...(clean ? {} : { unfinished: at.unfinished }),
       generation: planned.generation,
       deltaLines: this.#delta?.lines ?? 0,
       offsets: planned.offsets,
@@ -241,13 +319,7 @@ export class CacheRecorder implements PassCache {
       ),
       steady: clean && end.plan.actions.length === 0,
       sizes: planned.sizes,
+      sums: at.sums,
     };
-    try {
-      await writeCacheHeader(files, header);
-      await pruneCache(files, planned.generation);
-    } catch (error) {
-      // The pass warned already that its cache cannot be written.
-      if (this.#lost === undefined) throw error;
-    }
   }
 }
