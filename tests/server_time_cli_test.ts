@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { finishCli, spawnCli } from "./_cli.ts";
 import { runMain } from "./_undo_library.ts";
-import { adaWithState, addPairs, cli, passIn, passOf } from "./_state_cli.ts";
+import { adaWithState, addPairs, cli, lines, passIn, passOf } from "./_state_cli.ts";
 
 Deno.test("main.ts with a proxy's Date 10 minutes ahead or behind: a stack deleted by hand a minute after a pass is stacked again by the next, incremental pass", async () => {
   for (const offset of [600_000, -600_000]) {
@@ -104,4 +104,31 @@ Deno.test("main.ts starts at once after a run folder dated years ahead, and give
   assert.equal(server.stacks(user.id).length, 2);
   const runs = (await Array.fromAsync(Deno.readDir(join(state, "runs")))).map((e) => e.name);
   assert.deepEqual(runs.sort(), [future, "20990101-000000-001"]);
+});
+
+Deno.test("main.ts passes over a library that did not change in 7 requests, holding the lock and checking the cache", async () => {
+  await using test = await adaWithState(1000);
+  const { server, user, env } = test;
+  assert.equal((await cli(env)).code, 0);
+  // An hour on, a photo that joins no group: the search for changes starts after the first
+  // pass's 1000 writes, and the pass plans no change.
+  server.advanceClock(3_600_000);
+  server.addAsset(user.id, { originalFileName: "SOLO.jpg" });
+  assert.equal((await cli(env)).code, 0);
+  server.advanceClock(3_600_000);
+  server.clearRequests();
+  const steady = await cli(env);
+  assert.equal(steady.code, 0, steady.stdout + steady.stderr);
+  assert.ok(
+    lines(steady.stdout).some((line) => line.msg.startsWith("Incremental pass: nothing changed")),
+  );
+  assert.deepEqual(server.requests.map((r) => `${r.method} ${r.path}`), [
+    "GET /server/version",
+    "GET /api-keys/me",
+    "GET /users/me",
+    "POST /search/statistics",
+    "POST /search/metadata",
+    "POST /search/metadata",
+    "POST /search/metadata",
+  ]);
 });
