@@ -7,8 +7,11 @@
  */
 import { getLogger, type Logger } from "@logtape/logtape";
 import { literal } from "./log.ts";
-import { ApiError, delay } from "./api/http.ts";
-import { createImmichClient, type ImmichClient, neededPermissions } from "./api/immich.ts";
+import { delay } from "./api/delay.ts";
+import { ApiError } from "./api/errors.ts";
+import { createImmichClient, type ImmichClient } from "./api/immich.ts";
+import { neededPermissions } from "./api/permissions.ts";
+import type { UnlistedMemberSearch } from "./api/unlisted_members.ts";
 import { SELF_REKT_PAUSE_MS, type Settings } from "./config.ts";
 import { type Criteria, parseCriteria } from "./grouping/criteria.ts";
 import { releaseMemory } from "./memory.ts";
@@ -492,7 +495,7 @@ function stackMembers(stacks: readonly Stack[], assets: readonly Asset[]) {
  * @returns The stacks with those members, and the plan options that name them.
  */
 export async function findUnlisted(
-  client: ImmichClient,
+  client: UnlistedMemberSearch,
   stacks: readonly Stack[],
   sets: {
     readonly fileNames: Map<string, string>;

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { getLogger, reset } from "@logtape/logtape";
-import type { AnsweredStack } from "../src/api/immich.ts";
+import type { AnsweredStack } from "../src/api/stacks.ts";
 import { cacheFilesOf, readCacheHeader, writeCacheHeader } from "../src/state/cache.ts";
 import { CacheLoss, CacheRecorder } from "../src/state/cache_recorder.ts";
 import { recordLogs } from "./_logs.ts";

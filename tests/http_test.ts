@@ -2,15 +2,14 @@ import assert from "node:assert/strict";
 import { type LogRecord, reset } from "@logtape/logtape";
 import { recordLogs } from "./_logs.ts";
 import { z } from "zod";
+import { delay } from "../src/api/delay.ts";
 import {
   ApiError,
-  createHttpClient,
-  delay,
-  type HttpClientOptions,
   InvalidResponseError,
   PermanentError,
   TransientError,
-} from "../src/api/http.ts";
+} from "../src/api/errors.ts";
+import { createHttpClient, type HttpClientOptions } from "../src/api/http.ts";
 
 const API_KEY = "test-secret-key-1234567890";
 const BASE_TIME = Date.parse("2026-11-22T10:00:00Z");

@@ -2,16 +2,10 @@ import assert from "node:assert/strict";
 import { reset } from "@logtape/logtape";
 import { recordLogs } from "./_logs.ts";
 import { parseJsonObjectArray } from "../src/api/_json_array.ts";
-import { PermanentError } from "../src/api/http.ts";
-import {
-  type AssetPage,
-  createImmichClient,
-  type ImmichClient,
-  type InvalidAsset,
-  MissingPermissionsError,
-  REQUIRED_PERMISSIONS,
-  type SearchFilter,
-} from "../src/api/immich.ts";
+import { PermanentError } from "../src/api/errors.ts";
+import { createImmichClient, type ImmichClient } from "../src/api/immich.ts";
+import { MissingPermissionsError, REQUIRED_PERMISSIONS } from "../src/api/permissions.ts";
+import { type AssetPage, type InvalidAsset, type SearchFilter } from "../src/api/search.ts";
 import type { Asset } from "../src/model.ts";
 import { type ImmichServer, startImmichServer, type TestUser } from "./immich_server.ts";
 

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { COMMANDS, loadSettings, SETTINGS, UNSUPPORTED_SETTINGS } from "../src/config.ts";
-import { REQUIRED_PERMISSIONS, STATISTICS_PERMISSION } from "../src/api/immich.ts";
+import { REQUIRED_PERMISSIONS, STATISTICS_PERMISSION } from "../src/api/permissions.ts";
 import { THUMBNAIL_PERMISSION } from "../src/review/thumbnails.ts";
 import { runPass } from "../src/run.ts";
 import { PERMISSION_FLAGS, RUN_FLAGS, V8_FLAGS } from "../scripts/compile.ts";

@@ -13,9 +13,9 @@
 import type { Logger } from "@logtape/logtape";
 import { getLogger } from "@logtape/logtape";
 import { literal } from "../log.ts";
-import { ApiError } from "../api/http.ts";
+import { ApiError } from "../api/errors.ts";
 import { displayUrl } from "../shown_url.ts";
-import { neededPermissions } from "../api/immich.ts";
+import { neededPermissions } from "../api/permissions.ts";
 import { ConfigError, type Settings, settingsOfPlan } from "../config.ts";
 import { parseCriteria } from "../grouping/criteria.ts";
 import type { Outcome } from "../model.ts";
@@ -27,13 +27,12 @@ import type { ReadingOptions } from "../reading/input.ts";
 import { leavingUndone } from "../state/cache_recorder.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
 import { readingOf, warnAboutCache } from "./run.ts";
+import { sessionOf } from "./_client.ts";
+import { locksOf, outcomeOf } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
-  immichClientOf,
   journalingOf,
-  locksOf,
-  outcomeOf,
   readCommandFile,
   warnIfUnjournaled,
 } from "./command.ts";
@@ -46,7 +45,7 @@ import {
  */
 async function checkUsers(context: CommandContext, plan: PlanFile, path: string): Promise<void> {
   for (const apiKey of context.settings.apiKeys) {
-    const client = immichClientOf(context, apiKey);
+    const client = sessionOf(context, apiKey);
     try {
       const me = await client.me();
       if (!plan.users.some((user) => user.id === me.id)) {

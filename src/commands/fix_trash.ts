@@ -12,7 +12,7 @@
  */
 import { getLogger, type Logger } from "@logtape/logtape";
 import { literal } from "../log.ts";
-import { neededPermissions } from "../api/immich.ts";
+import { neededPermissions } from "../api/permissions.ts";
 import type { Settings } from "../config.ts";
 import { criterionFields, parseCriteria } from "../grouping/criteria.ts";
 import type { Asset, CriterionField } from "../model.ts";
@@ -22,7 +22,8 @@ import { type RunOptions, runUsers, summaryLine, type UserReport, type UserWork 
 import { orphanExtensions } from "../trash/raw.ts";
 import { planTrash, type TrashReport } from "../trash/plan.ts";
 import { summarizeTrash, trashMessage } from "../trash/render.ts";
-import { type Command, journalingOf, locksOf, outcomeOf, warnIfUnjournaled } from "./command.ts";
+import { locksOf, outcomeOf } from "./_users.ts";
+import { type Command, journalingOf, warnIfUnjournaled } from "./command.ts";
 
 const NO_STACK_CHANGES = { actions: [], inSync: [], needsReplace: [] } as const;
 const NO_SKIPS: Readonly<Record<string, number>> = {};

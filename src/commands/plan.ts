@@ -10,7 +10,6 @@ import { Buffer } from "node:buffer";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { getLogger, type Logger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
-import type { ImmichClient } from "../api/immich.ts";
 import { ConfigError, planSettings } from "../config.ts";
 import { parseCriteria } from "../grouping/criteria.ts";
 import { planUser } from "../plan_file/build.ts";
@@ -23,10 +22,16 @@ import {
   type PlanUser,
 } from "../plan_file/format.ts";
 import { pageChunks } from "../review/page.ts";
-import { fetchThumbnails, picturesOf, pictureType } from "../review/thumbnails.ts";
+import {
+  fetchThumbnails,
+  picturesOf,
+  pictureType,
+  type ThumbnailSource,
+} from "../review/thumbnails.ts";
 import { releaseMemory } from "../memory.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
-import { type Command, outcomeOf } from "./command.ts";
+import { outcomeOf } from "./_users.ts";
+import { type Command } from "./command.ts";
 
 /** Where the plan goes when `--out` is not given. */
 const DEFAULT_OUT = "plan.json";
@@ -97,7 +102,7 @@ class Pictures {
    * @param log The user's logger.
    * @param signal Stops the fetching.
    */
-  async fetch(client: ImmichClient, user: PlanUser, log: Logger, signal: AbortSignal) {
+  async fetch(client: ThumbnailSource, user: PlanUser, log: Logger, signal: AbortSignal) {
     // Ids become file names: anything but Immich's UUIDs gets no picture.
     const ids = picturesOf(user, this.#left).filter((id) => /^[0-9A-Za-z-]{1,64}$/.test(id));
     this.#left -= ids.length;

@@ -9,20 +9,18 @@
  *
  * @module
  */
-import { ApiError } from "../api/http.ts";
+import { ApiError } from "../api/errors.ts";
 import { displayUrl } from "../shown_url.ts";
-import { neededPermissions } from "../api/immich.ts";
+import { neededPermissions } from "../api/permissions.ts";
 import { ConfigError } from "../config.ts";
 import { runUsers, type UserWork } from "../run.ts";
 import { type Backup, type BackupUser, parseBackup } from "../state/backup.ts";
+import { sessionOf } from "./_client.ts";
+import { locksOf, outcomeOf, planTargets } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
-  immichClientOf,
   journalingOf,
-  locksOf,
-  outcomeOf,
-  planTargets,
   readCommandFile,
   warnIfUnjournaled,
 } from "./command.ts";
@@ -60,7 +58,7 @@ async function matchUsers(
   const { settings, options } = context;
   const matched = new Map<string, BackupUser>();
   for (const apiKey of settings.apiKeys) {
-    const client = immichClientOf(context, apiKey);
+    const client = sessionOf(context, apiKey);
     try {
       const me = await client.me();
       const same = backup.users.find((user) => user.id === me.id);

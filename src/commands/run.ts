@@ -11,13 +11,12 @@ import { PassMemory, type ReadingOptions } from "../reading/input.ts";
 import { runCron, runPass } from "../run.ts";
 import { openStateFolder, StateError } from "../state/folder.ts";
 import { fixTrashPass, warnAboutTrashSettings } from "./fix_trash.ts";
+import { locksOf, outcomeOf } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
   type CommandOutcome,
   journalingOf,
-  locksOf,
-  outcomeOf,
   warnIfUnjournaled,
 } from "./command.ts";
 

@@ -8,7 +8,10 @@
  */
 import { getLogger, type Logger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
-import { type ImmichClient, neededPermissions } from "../api/immich.ts";
+import type { Assets } from "../api/assets.ts";
+import { neededPermissions } from "../api/permissions.ts";
+import type { Stacks } from "../api/stacks.ts";
+import type { Trash } from "../api/trash.ts";
 import { ConfigError } from "../config.ts";
 import type { Outcome, Plan, Stack, TrashPlan, TrashWrite } from "../model.ts";
 import { MAX_NAME_LOOKUPS, runUsers, type UserWork } from "../run.ts";
@@ -16,13 +19,11 @@ import type { FoundJournal, StateFolder } from "../state/folder.ts";
 import { latestToUndo, undoneStatus } from "../undo/history.ts";
 import { type ChangedSince, type TrashMove, trashMoves, undoTargets } from "../undo/targets.ts";
 import { summarizeMoves } from "../trash/render.ts";
+import { locksOf, outcomeOf, planTargets } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
   journalingOf,
-  locksOf,
-  outcomeOf,
-  planTargets,
   stateFolderOf,
   warnIfUnjournaled,
 } from "./command.ts";
@@ -120,7 +121,7 @@ function logResult(
  * The others changed after the run (or are gone for good) and are left as they are.
  */
 async function trashPlanOf(
-  client: ImmichClient,
+  client: Trash & Pick<Assets, "fileNames">,
   moves: readonly TrashMove[],
   log: Logger,
 ): Promise<TrashPlan> {
@@ -151,7 +152,7 @@ async function trashPlanOf(
 }
 
 /** Reads the stacks now, with every member's file name. */
-async function currentStacks(client: ImmichClient) {
+async function currentStacks(client: Pick<Stacks, "listStacks">) {
   const fileNames = new Map<string, string>();
   const stacks: Stack[] = await client.listStacks({ fileNames });
   return { stacks, fileNames };

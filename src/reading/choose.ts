@@ -9,7 +9,8 @@
  * @module
  */
 import type { Logger } from "@logtape/logtape";
-import type { ImmichClient, SearchFilter } from "../api/immich.ts";
+import type { ImmichClient } from "../api/immich.ts";
+import type { SearchFilter } from "../api/search.ts";
 import { decidePass, type Decision } from "../incremental/decide.ts";
 import type { User } from "../model.ts";
 import {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { searchScopes } from "../api/immich.ts";
+import { searchScopes } from "../api/search.ts";
 import { groupAssets } from "../grouping/group.ts";
 import { OVERLAP_MS } from "../incremental/decide.ts";
 import { MAX_SCOPES, type OtherAsset } from "../incremental/library.ts";

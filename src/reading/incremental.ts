@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { searchScopes } from "../api/immich.ts";
+import { searchScopes } from "../api/search.ts";
 import {
   countMismatch,
   datedBackReason,

@@ -8,7 +8,8 @@
  */
 import type { Logger } from "@logtape/logtape";
 import { literal } from "../log.ts";
-import type { ImmichClient, SearchFilter } from "../api/immich.ts";
+import type { ImmichClient } from "../api/immich.ts";
+import type { SearchFilter } from "../api/search.ts";
 import { compare, type GroupingResult } from "../grouping/group.ts";
 import type { PlanEntries } from "../incremental/entries.ts";
 import type { Asset, Group, Plan, SkippedAsset, Stack, User } from "../model.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { SearchFilter } from "../api/immich.ts";
+import type { SearchFilter } from "../api/search.ts";
 import { SETTINGS, type Settings } from "../config.ts";
 import { type Criteria, criterionFields, promotionInputs } from "../grouping/criteria.ts";
 import { needsFileSize, type PromotionOptions } from "../promotion/parent.ts";

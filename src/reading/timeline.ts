@@ -5,7 +5,7 @@
  * @module
  */
 import type { Logger } from "@logtape/logtape";
-import { TransientError } from "../api/http.ts";
+import { TransientError } from "../api/errors.ts";
 import type { ImmichClient } from "../api/immich.ts";
 import type { Stack } from "../model.ts";
 import { compareIds } from "./input.ts";

@@ -17,7 +17,8 @@
  */
 
 import { getLogger, type Logger } from "@logtape/logtape";
-import { delay, isAccessDenied, PermanentError } from "../api/http.ts";
+import { delay } from "../api/delay.ts";
+import { isAccessDenied, PermanentError } from "../api/errors.ts";
 import { literal } from "../log.ts";
 import type {
   Action,

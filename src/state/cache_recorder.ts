@@ -6,7 +6,7 @@
  * @module
  */
 import type { Logger } from "@logtape/logtape";
-import type { AnsweredStack } from "../api/immich.ts";
+import type { AnsweredStack } from "../api/stacks.ts";
 import type { PlanEntries } from "../incremental/entries.ts";
 import type { Action, Outcome, Plan } from "../model.ts";
 import type { AnsweringStackWriter } from "./journal.ts";

@@ -11,7 +11,7 @@
  * @module
  */
 import { join } from "node:path";
-import { writeAll } from "../log.ts";
+import { writeAll } from "../write_all.ts";
 
 /** Who holds a lock, as its file says. */
 export interface LockHolder {
