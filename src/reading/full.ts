@@ -12,7 +12,7 @@ import type { Asset } from "../model.ts";
 import { createParentOrder } from "../promotion/parent.ts";
 import { releaseMemory } from "../memory.ts";
 import { newGeneration } from "../state/cache.ts";
-import { type InvalidRow, type SearchedRows, uncounted } from "../state/cache_body.ts";
+import { type InvalidRow, type SearchedRows, uncounted } from "../state/cache_full_body.ts";
 import { CacheRecorder } from "../state/cache_recorder.ts";
 import {
   countSkipped,

@@ -49,7 +49,7 @@ import {
   watermarkOf,
 } from "./input.ts";
 import { refreshStacks } from "./refresh.ts";
-import { regroupRegion } from "./regroup.ts";
+import { type Regrouped, regroupRegion } from "./regroup.ts";
 
 /** Where this pass searched for changes from, and where the next one will. */
 interface Window {
@@ -199,7 +199,7 @@ async function readRegion(
     readonly window: Window;
   },
 ): Promise<PassInput | string> {
-  const { log, filter, options } = reading;
+  const { log, filter } = reading;
   const files = reading.files!;
   const { window } = found;
   let read: CacheRead;
@@ -238,6 +238,31 @@ async function readRegion(
     refreshed,
     volatile: stored.entries.volatile,
   });
+  return await regionInput(reading, library, { header, stored, regrouped, window });
+}
+
+/**
+ * What an incremental pass plans from once its region is regrouped: the region's assets and
+ * stacks, the rest of the library, and, in a real pass, the body of the next generation written
+ * and the recorder of the pass.
+ *
+ * @param reading The user's reading.
+ * @param library The library, the changes merged and regrouped.
+ * @param parts The cache's header and plan, the region regrouped, the search's window.
+ * @returns What to plan from.
+ */
+async function regionInput(
+  reading: Reading,
+  library: Library,
+  parts: {
+    readonly header: CacheHeader;
+    readonly stored: StoredPlan;
+    readonly regrouped: Regrouped;
+    readonly window: Window;
+  },
+): Promise<PassInput> {
+  const { header, regrouped, window } = parts;
+  const files = reading.files!;
   const { region, contents, groups, promoted } = regrouped;
   const assetOf = (row: number) =>
     library.flags[row] === REMOVED ? undefined : contents.get(row)?.asset;
@@ -259,7 +284,7 @@ async function readRegion(
   // when it cannot write one (rows new since are then named by id).
   let body: BodyFile = bodyOf(header);
   const rest = restOf(library, region, {
-    kept: stored,
+    kept: parts.stored,
     groups: library.groups.live + promoted.length,
     records: (marks) => stackRecords(files, body, library, marks),
   });
@@ -274,7 +299,7 @@ async function readRegion(
     rest,
   };
   const loss = reading.loss!;
-  if (!options.record || loss.lost) return base;
+  if (!reading.options.record || loss.lost) return base;
   const newGroups = promoted.map((group) => ({
     key: group.key,
     rows: group.assets.map((asset) => regrouped.rowOfId.get(asset.id)!),
@@ -298,7 +323,7 @@ async function readRegion(
     fullPassAt: header.fullPassAt,
     fullPassClock: header.fullPassClock,
     offsets: header.offsets,
-    counts: scopeCounts(library, scopes.length),
+    counts: scopeCounts(library, searchScopes(reading.filter).length),
     recent: { ...recentDigest(library, window.nextSince), since: window.nextSince },
     sizes: {
       assets: liveRows(library),

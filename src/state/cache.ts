@@ -1,9 +1,9 @@
 /**
  * The cache of incremental passes, in `STATE_DIR/cache/`: per server, user and settings, the
  * library as the last pass left it (docs/state.md, "The cache"; docs/incremental.md). This
- * module names the files and keeps the header; `cache_body.ts`, `cache_library.ts`,
- * `cache_delta.ts` and `cache_plan.ts` keep the other files, and `cache_recorder.ts` records a
- * pass in them.
+ * module names the files and keeps the header; `cache_body.ts` (with `cache_full_body.ts` and
+ * `cache_library.ts`), `cache_delta.ts` and `cache_plan.ts` keep the other files, and
+ * `cache_recorder.ts` records a pass in them.
  *
  * ```text
  * cache/<key>.json               the header: what the cache is, the last pass, its files
@@ -16,7 +16,7 @@
  * write, records each write's answer in the delta, and replaces the header last (atomically),
  * so a header always names complete files; a pass killed midway leaves the header saying so,
  * and the next pass is full. Nothing waits for the disk: a file a power cut damaged fails its
- * checks (a body ends with `#end`, the header counts the delta's lines) and the next pass is
+ * checks (its size and CRC-32, recorded in the header, which checks itself) and the next pass is
  * full, which costs less than flushing tens of megabytes on every pass.
  *
  * @module

@@ -18,7 +18,7 @@ import {
   pruneCache,
   writeCacheHeader,
 } from "./cache.ts";
-import { type BodyRows, writeFullBody } from "./cache_body.ts";
+import { type BodyRows, writeFullBody } from "./cache_full_body.ts";
 import { DeltaWriter } from "./cache_delta.ts";
 import { writeStoredPlan } from "./cache_plan.ts";
 
