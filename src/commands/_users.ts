@@ -75,24 +75,28 @@ export async function planTargets(
 
 /**
  * The state folder's locks of a command that writes: one process at a time per folder and user
- * (docs/state.md, "One process at a time"). None in a dry run, which writes nothing there, or
- * without a STATE_DIR.
+ * (docs/state.md, "One process at a time"). None in a dry run, which writes nothing there,
+ * without a STATE_DIR, or in a folder the command found it cannot write (with JOURNAL=false:
+ * then it keeps neither a journal nor a cache there, and said so).
  *
  * @param context The command's context.
  * @param command The command, for the lock's file.
- * @param wait Wait for another process's pass of the user (cron mode), or give the user up.
+ * @param options `wait`: wait for another process's pass of the user (cron mode) rather than
+ *   give the user up; `unwritable`: why the folder cannot be written, when it cannot.
  * @returns The locks, or undefined.
  */
 export function locksOf(
   context: CommandContext,
   command: JournalCommand,
-  wait = false,
+  options: { readonly wait?: boolean; readonly unwritable?: string } = {},
 ): UserLocks | undefined {
   const { settings } = context;
-  if (settings.dryRun || settings.stateDir === undefined) return undefined;
+  if (settings.dryRun || settings.stateDir === undefined || options.unwritable !== undefined) {
+    return undefined;
+  }
   return new UserLocks(settings.stateDir, {
     command: `stacksync ${command}`,
-    wait,
+    wait: options.wait ?? false,
     sleep: context.sleep ?? delay,
     now: context.now,
   });

@@ -232,7 +232,7 @@ export const applyCommand: Command = async (context) => {
       signal: context.signal,
       sleep: context.sleep,
       journal,
-      locks: locksOf(context, "apply"),
+      locks: locksOf(context, "apply", { unwritable: problem }),
     });
     // A user the file plans for whose key was not given is not applied: say so, and fail.
     const missed = plan.users.filter((user) => user.actions.length > 0 && !reached.has(user.id));

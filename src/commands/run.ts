@@ -38,7 +38,7 @@ export const runCommand: Command = async (context) => {
       sleep: context.sleep,
       journal,
       reading: { ...reading, memory: new PassMemory(), cron },
-      locks: locksOf(context, "run", cron),
+      locks: locksOf(context, "run", { wait: cron, unwritable: problem }),
     };
     const keys = settings.apiKeys.length;
     const pass = async (): Promise<CommandOutcome> => {
@@ -48,7 +48,7 @@ export const runCommand: Command = async (context) => {
         await fixTrashPass(settings, {
           ...options,
           journal: fixTrash.journal,
-          locks: locksOf(context, "fix-trash", cron),
+          locks: locksOf(context, "fix-trash", { wait: cron, unwritable: problem }),
         }),
         keys,
       );

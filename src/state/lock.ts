@@ -49,6 +49,9 @@ export interface LockOptions {
 
 /** How long a waiting process sleeps between two tries. */
 export const LOCK_RETRY_MS = 1000;
+/** How often, and how far apart, a held lock's file is read while it says nothing yet. */
+const HOLDER_READS = 20;
+const HOLDER_RETRY_MS = 50;
 
 /**
  * The lock of one state folder's users.
@@ -102,23 +105,32 @@ export class UserLocks {
     userId: string,
     hooks: { readonly waiting?: (holder: string) => void; readonly signal?: AbortSignal } = {},
   ): Promise<HeldLock> {
+    const { sleep } = this.#options;
     await Deno.mkdir(this.#dir, { recursive: true });
     const path = lockPath(this.#dir, userId);
-    const file = await Deno.open(path, { read: true, write: true, create: true });
+    // Synchronous calls only: Deno runs an asynchronous one on a copy of the descriptor.
+    const file = Deno.openSync(path, { read: true, write: true, create: true });
+    let unread = 0;
     let waited = false;
     try {
-      while (!(await file.tryLock(true))) {
-        const holder = describe(await readHolder(path));
+      while (!file.tryLockSync(true)) {
+        const holder = readHolder(path);
+        // Its holder writes the file just after taking the lock: read again a moment later.
+        if (holder === undefined && ++unread < HOLDER_READS) {
+          await sleep(HOLDER_RETRY_MS, hooks.signal);
+          continue;
+        }
+        const words = describe(holder);
         if (!this.#options.wait) {
           throw new LockedError(
-            `Cannot process this user while another stacksync process does: ${holder} holds ` +
+            `Cannot process this user while another stacksync process does: ${words} holds ` +
               path,
           );
         }
-        if (!waited) hooks.waiting?.(holder);
+        if (!waited) hooks.waiting?.(words);
         waited = true;
         hooks.signal?.throwIfAborted();
-        await this.#options.sleep(LOCK_RETRY_MS, hooks.signal);
+        await sleep(LOCK_RETRY_MS, hooks.signal);
       }
     } catch (error) {
       file.close();
@@ -132,14 +144,20 @@ export class UserLocks {
     // Only words for the next process's message: a file that cannot say them holds the lock
     // all the same.
     try {
-      await file.truncate(0);
+      file.truncateSync(0);
       writeAll(file, `${JSON.stringify(holder)}\n`);
     } catch {
       // The lock is what counts.
     }
     return {
       release() {
-        file.close();
+        // Emptied first, so that the words found in a held lock's file are its holder's.
+        try {
+          file.truncateSync(0);
+          file.unlockSync();
+        } finally {
+          file.close();
+        }
       },
     };
   }
@@ -171,9 +189,9 @@ function lockPath(dir: string, userId: string): string {
 }
 
 /** What the lock's file says of its holder; undefined while it is being written. */
-async function readHolder(path: string): Promise<LockHolder | undefined> {
+function readHolder(path: string): LockHolder | undefined {
   try {
-    const holder = JSON.parse(await Deno.readTextFile(path));
+    const holder = JSON.parse(Deno.readTextFileSync(path));
     return typeof holder?.pid === "number" && typeof holder.command === "string" &&
         typeof holder.since === "string"
       ? holder
