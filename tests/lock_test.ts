@@ -117,3 +117,26 @@ Deno.test("openStateFolder() makes a new folder when several processes open it a
     }
   }
 });
+
+Deno.test("StateFolder.prune() keeps the newest runs with a journal, whatever the folders of runs that have written nothing", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const state = await openStateFolder(dir, { write: true });
+    const run = (id: string) => join(dir, "runs", id);
+    for (const id of ["20261123-101500-001", "20261123-101500-002", "20261123-101500-003"]) {
+      await Deno.mkdir(run(id));
+      await Deno.writeTextFile(join(run(id), "u1.jsonl.gz"), "");
+    }
+    // Folders made at a run's start: one older (killed before its first write), and the newest
+    // (another process's run, which has not written yet).
+    await Deno.mkdir(run("20261123-101500-000"));
+    await Deno.mkdir(run("20261123-101500-004"));
+    await state.prune(2);
+    assert.deepEqual(
+      (await Array.fromAsync(Deno.readDir(join(dir, "runs")))).map((e) => e.name).sort(),
+      ["20261123-101500-002", "20261123-101500-003", "20261123-101500-004"],
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

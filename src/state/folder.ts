@@ -404,8 +404,15 @@ function stateFolder(path: string): StateFolder {
       return readJournal(journal.path);
     },
     async prune(keep) {
-      const ids = await runIds(path);
-      for (const run of ids.slice(0, Math.max(0, ids.length - keep))) {
+      // A run's folder is made when it starts: one without a journal (a run of another process
+      // that has not written yet, or one killed before its first write) takes no place among the
+      // kept, and goes once older than the oldest kept run (a run still going makes it again).
+      const all = await runIds(path);
+      const ids: string[] = [];
+      for (const run of all) if ((await journalFiles(join(runsPath, run))).size > 0) ids.push(run);
+      const kept = ids.slice(Math.max(0, ids.length - keep));
+      for (const run of all) {
+        if (kept.length > 0 ? run >= kept[0] : !ids.includes(run)) continue;
         const runPath = join(runsPath, run);
         const files = [...(await journalFiles(runPath)).values()];
         if (files.some((file) => file.endsWith(".jsonl") && inUse(path, file))) continue;
