@@ -446,14 +446,15 @@ let thumbnailFiles: Uint8Array[] | undefined;
 
 /**
  * The picture of an asset: one of the small landscapes of `testdata/thumbnails/` (real WebP
- * files, made with Chromium's canvas), chosen by the file name without its extension and the
- * marks of copies, edits and bursts, so that the photos of one shot look alike.
+ * files, made with Chromium's canvas), chosen by the file name up to its first `~` or `.` (as
+ * the default CRITERIA read it: `PXL_….RAW-01.MP.COVER.jpg` and `PXL_….RAW-02.ORIGINAL.dng` are
+ * one shot) without the marks of edits and bursts, so that the photos of one shot look alike.
  */
 function thumbnailOf(fileName: string): Uint8Array {
   thumbnailFiles ??= [...Deno.readDirSync(new URL("./testdata/thumbnails/", import.meta.url))]
     .map((entry) => entry.name).filter((name) => name.endsWith(".webp")).sort()
     .map((name) => Deno.readFileSync(new URL(`./testdata/thumbnails/${name}`, import.meta.url)));
-  const shot = fileName.replace(/\.[^.]*$/, "").replace(/(~\d+|_edited|_BURST\d+.*)$/i, "");
+  const shot = fileName.replace(/[~.].*$/, "").replace(/(_edited|_BURST\d+.*)$/i, "");
   let hash = 0;
   for (const char of shot) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
   return thumbnailFiles[hash % thumbnailFiles.length];
