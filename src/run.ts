@@ -733,8 +733,8 @@ async function processUser(
 /**
  * Takes the user's lock of the state folder before anything of the user is read, so that no
  * other process changes the ground the pass plans on (docs/state.md, "One process at a time").
- * A folder where no lock can be made (JOURNAL=false and a STATE_DIR that cannot be written) holds
- * neither a journal nor a cache to keep apart: the pass goes on, with a warning.
+ * A lock that cannot be made (its folder cannot be created or written) does not stop the pass:
+ * it goes on, with a warning; a journal that cannot be written stops its writes anyway.
  *
  * @returns The lock, or undefined without one.
  * @throws {LockedError} When another process holds it and the pass does not wait.

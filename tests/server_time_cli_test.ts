@@ -94,7 +94,9 @@ Deno.test("main.ts starts at once after a run folder dated years ahead, and give
   await using test = await adaWithState(2);
   const { server, user, env, state } = test;
   const future = "20990101-000000-000";
+  // A run dated ahead, as one started by a clock that was wrong: its journal keeps its folder.
   await Deno.mkdir(join(state, "runs", future), { recursive: true });
+  await Deno.writeTextFile(join(state, "runs", future, "u0.jsonl.gz"), "");
   const run = await spawnCli({ env: { LOG_FORMAT: "json", ...env } });
   // A deadline for a hang, not a measure of speed: before, the run stepped its id forward one
   // millisecond at a time until it passed the folder's (6 hours ahead cost 25 s a run).
