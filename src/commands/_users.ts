@@ -1,6 +1,7 @@
 /**
  * What the commands that work on each key's user share beyond `command.ts`: the outcome
- * of a pass over every key, and plans of stacks to make exactly as given (undo, restore).
+ * of a pass over every key, plans of stacks to make exactly as given (undo, restore), and the
+ * state folder's locks of the commands that write.
  *
  * @module
  */
@@ -14,7 +15,10 @@ import {
   planStacks,
 } from "../reconcile/plan.ts";
 import { findUnlisted, passSucceeded, type UserReport } from "../run.ts";
-import type { CommandOutcome } from "./command.ts";
+import { delay } from "../api/delay.ts";
+import type { JournalCommand } from "../state/journal.ts";
+import { UserLocks } from "../state/lock.ts";
+import type { CommandContext, CommandOutcome } from "./command.ts";
 
 /**
  * The outcome of a pass over every key: `ok` when every user was reached and nothing failed.
@@ -66,5 +70,34 @@ export async function planTargets(
     notFetched: sets.notFetched,
     trashed: sets.trashed,
     ...found.options,
+  });
+}
+
+/**
+ * The state folder's locks of a command that writes: one process at a time per folder and user
+ * (docs/state.md, "One process at a time"). None in a dry run, which writes nothing there,
+ * without a STATE_DIR, or in a folder the command found it cannot write (with JOURNAL=false:
+ * then it keeps neither a journal nor a cache there, and said so).
+ *
+ * @param context The command's context.
+ * @param command The command, for the lock's file.
+ * @param options `wait`: wait for another process's pass of the user (cron mode) rather than
+ *   give the user up; `unwritable`: why the folder cannot be written, when it cannot.
+ * @returns The locks, or undefined.
+ */
+export function locksOf(
+  context: CommandContext,
+  command: JournalCommand,
+  options: { readonly wait?: boolean; readonly unwritable?: string } = {},
+): UserLocks | undefined {
+  const { settings } = context;
+  if (settings.dryRun || settings.stateDir === undefined || options.unwritable !== undefined) {
+    return undefined;
+  }
+  return new UserLocks(settings.stateDir, {
+    command: `stacksync ${command}`,
+    wait: options.wait ?? false,
+    sleep: context.sleep ?? delay,
+    now: context.now,
   });
 }

@@ -18,13 +18,13 @@ import { neededPermissions } from "../api/permissions.ts";
 import type { Settings } from "../config.ts";
 import { criterionFields, parseCriteria } from "../grouping/criteria.ts";
 import type { Asset, CriterionField } from "../model.ts";
-import { promotionOptions } from "../library.ts";
+import { promotionOptions } from "../reading/query.ts";
 import { createParentOrder } from "../promotion/parent.ts";
 import { type RunOptions, runUsers, summaryLine, type UserReport, type UserWork } from "../run.ts";
 import { orphanExtensions } from "../trash/raw.ts";
 import { planTrash, type TrashReport } from "../trash/plan.ts";
 import { summarizeTrash, trashMessage } from "../trash/render.ts";
-import { outcomeOf } from "./_users.ts";
+import { locksOf, outcomeOf } from "./_users.ts";
 import { type Command, journalingOf, warnIfUnjournaled } from "./command.ts";
 
 const NO_STACK_CHANGES = { actions: [], inSync: [], needsReplace: [] } as const;
@@ -206,7 +206,12 @@ export const fixTrashCommand: Command = async (context) => {
     warnAboutTrashSettings(settings);
     const reports = await fixTrashPass(
       settings,
-      { signal: context.signal, sleep: context.sleep, journal },
+      {
+        signal: context.signal,
+        sleep: context.sleep,
+        journal,
+        locks: locksOf(context, "fix-trash"),
+      },
       context.options.force,
     );
     return outcomeOf(reports, settings.apiKeys.length);
