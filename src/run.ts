@@ -14,13 +14,11 @@ import { neededPermissions } from "./api/permissions.ts";
 import type { UnlistedMemberSearch } from "./api/unlisted_members.ts";
 import { SELF_REKT_PAUSE_MS, type Settings } from "./config.ts";
 import { type Criteria, parseCriteria } from "./grouping/criteria.ts";
-import {
-  type PassCache,
-  type ReadingOptions,
-  readPassInput,
-  releaseMemory,
-  warnCacheUnwritten,
-} from "./library.ts";
+import { releaseMemory } from "./memory.ts";
+import { readPassInput } from "./reading/choose.ts";
+import type { PassInput, ReadingOptions } from "./reading/input.ts";
+import { libraryQueryOf, type QuerySettings } from "./reading/query.ts";
+import { type PassCache, warnCacheUnwritten } from "./state/cache_recorder.ts";
 import { mergeEntries, placeEntries } from "./incremental/entries.ts";
 import type { Asset, Outcome, Plan, Stack, TrashPlan, User } from "./model.ts";
 import { type ApplyOptions, applyPlan, type StackWriter } from "./reconcile/apply.ts";
@@ -51,6 +49,7 @@ import {
 import type { RunJournal } from "./state/folder.ts";
 import type { ConflictMemory } from "./state/named.ts";
 import { journalWrites, type StacksAsRead, type UserJournal } from "./state/journal.ts";
+import { type HeldLock, LockedError, type UserLocks } from "./state/lock.ts";
 import { applyTrash, type TrashOutcome, type TrashWriter } from "./trash/apply.ts";
 
 const logger = getLogger(["stacksync", "run"]);
@@ -124,6 +123,8 @@ export interface RunOptions {
    * pass reads the whole library and keeps no cache.
    */
   readonly reading?: ReadingOptions;
+  /** The state folder's locks: one held for each user's pass; none in a dry run. */
+  readonly locks?: UserLocks;
 }
 
 /** The settings a pass over every user reads: server, keys, dry run and how writes are sent. */
@@ -390,38 +391,39 @@ export interface UserWork {
  * @returns The work for {@linkcode runUsers}.
  */
 export function groupingWork(
-  settings: Settings,
+  settings: QuerySettings & Pick<Settings, "dryRun" | "maxStackDeletions">,
   criteria: Criteria,
   reading?: ReadingOptions,
 ): UserWork {
+  const query = libraryQueryOf(settings, criteria);
+  const planning: Planning = {
+    replaceStacks: settings.replaceStacks,
+    removeSingleAssetStacks: settings.removeSingleAssetStacks,
+    resetStacks: settings.resetStacks,
+    maxStackDeletions: settings.maxStackDeletions,
+  };
+  const options = reading ?? { record: false, now: Date.now, version: "" };
   return {
     title: "Run",
     permissions: neededPermissions({ dryRun: settings.dryRun, albums: settings.filterAlbumIds }),
-    prepare: (client, user, log) => prepare(client, user, settings, criteria, reading, log),
+    prepare: async (client, user, log) =>
+      prepare(client, user, await readPassInput(client, user, query, options, log), planning, log),
   };
 }
+
+/** The settings that shape a plan beyond its groups, and how many deletions it may make. */
+type Planning =
+  & Pick<PlanOptions, "replaceStacks" | "removeSingleAssetStacks" | "resetStacks">
+  & Pick<Settings, "maxStackDeletions">;
 
 async function prepare(
   client: ImmichClient,
   user: User,
-  settings: Settings,
-  criteria: Criteria,
-  reading: ReadingOptions | undefined,
+  input: PassInput,
+  planning: Planning,
   userLog: Logger,
 ): Promise<Prepared> {
-  const input = await readPassInput(
-    client,
-    user,
-    settings,
-    criteria,
-    reading ?? { record: false, now: Date.now, version: "" },
-    userLog,
-  );
-  const rules = {
-    replaceStacks: settings.replaceStacks,
-    removeSingleAssetStacks: settings.removeSingleAssetStacks,
-    resetStacks: settings.resetStacks,
-  };
+  const { maxStackDeletions, ...rules } = planning;
   if ("reused" in input) {
     return {
       plan: input.reused,
@@ -479,8 +481,8 @@ async function prepare(
     : mergeEntries(plan, entries, rest.kept, rest.dirty);
   const groupCount = rest?.groups ?? groups.length;
   // Before the cache records the plan and before any write: a pass past the limit does nothing.
-  if (!settings.resetStacks) {
-    checkDeletions(whole.plan, settings.maxStackDeletions, {
+  if (!planning.resetStacks) {
+    checkDeletions(whole.plan, maxStackDeletions, {
       user: user.name,
       stacks: () => stacks.length + (rest?.otherStacks().length ?? 0),
     });
@@ -730,6 +732,7 @@ async function processUser(
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   });
   let journal: UserJournal | undefined;
+  let lock: HeldLock | undefined;
   try {
     await client.serverVersion();
     await client.requirePermissions(work.permissions);
@@ -737,6 +740,7 @@ async function processUser(
     user = me.name;
     const userLog = logger.with({ user });
     userLog.info("Processing user: {user}", { user });
+    lock = await lockUser(me, userLog, options);
 
     // Released once the journal has them (it drops them at its first write): at 50 000 stacks
     // the stacks as read weigh tens of megabytes that applying does not need.
@@ -778,7 +782,7 @@ async function processUser(
         rules: ground,
         read: async (stackId) => {
           const stack = await client.getStack(stackId);
-          if (!settings.dryRun) cache?.reread(stackId, stack);
+          if (!settings.dryRun) await cache?.reread(stackId, stack);
           return stack;
         },
       },
@@ -844,7 +848,42 @@ async function processUser(
       skippedAssets: {},
     };
   } finally {
+    lock?.release();
     client.close();
+  }
+}
+
+/**
+ * Takes the user's lock of the state folder before anything of the user is read, so that no
+ * other process changes the ground the pass plans on (docs/state.md, "One process at a time").
+ * A lock that cannot be made (its folder cannot be created or written) does not stop the pass:
+ * it goes on, with a warning; a journal that cannot be written stops its writes anyway.
+ *
+ * @returns The lock, or undefined without one.
+ * @throws {LockedError} When another process holds it and the pass does not wait.
+ */
+async function lockUser(
+  me: User,
+  userLog: Logger,
+  options: RunOptions,
+): Promise<HeldLock | undefined> {
+  if (options.locks === undefined) return undefined;
+  try {
+    return await options.locks.take(me.id, {
+      waiting: (holder) =>
+        userLog.info("Waiting for another stacksync process to finish this user: {holder}", {
+          holder,
+        }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+  } catch (error) {
+    if (error instanceof LockedError || options.signal?.aborted) throw error;
+    userLog.warn(
+      "Cannot lock the state folder for this user: {error}; another stacksync process could " +
+        "work on it at the same time",
+      { error: error instanceof Error ? error.message : String(error) },
+    );
+    return undefined;
   }
 }
 
@@ -905,7 +944,10 @@ export async function runUsers(
     if (options.signal?.aborted) break;
     reports.push(await processUser(apiKey, index + 1, settings, work, { ...options, run }));
   }
-  if (run !== undefined) await options.journal?.finish();
+  if (run !== undefined) {
+    await run.end();
+    await options.journal?.finish();
+  }
   const notReached = settings.apiKeys.length - reports.length;
   if (notReached > 0) {
     logger.warn(

@@ -20,6 +20,12 @@ export interface CliRun {
   readonly files?: Readonly<Record<string, string>>;
   /** Flags of `deno run` added to the permission flags, e.g. `--no-npm`. */
   readonly denoFlags?: readonly string[];
+  /**
+   * The largest file the CLI may write, in KiB (`ulimit -f`, through bash, with SIGXFSZ
+   * ignored so that a longer write fails with EFBIG): a full disk for files past that size,
+   * without privileges.
+   */
+  readonly fileSizeLimitKiB?: number;
 }
 
 /** What a finished run of the CLI gave. */
@@ -47,8 +53,24 @@ async function prepareCli(run: CliRun) {
   for (const [path, content] of Object.entries(run.files ?? {})) {
     await Deno.writeTextFile(join(cwd, path), content);
   }
-  const command = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", ...RUN_FLAGS, ...run.denoFlags ?? [], MAIN, ...run.args ?? []],
+  const deno = [
+    Deno.execPath(),
+    "run",
+    "--no-prompt",
+    ...RUN_FLAGS,
+    ...run.denoFlags ?? [],
+    MAIN,
+    ...run.args ?? [],
+  ];
+  const [program, ...args] = run.fileSizeLimitKiB === undefined ? deno : [
+    "bash",
+    "-c",
+    `trap '' XFSZ; ulimit -f ${run.fileSizeLimitKiB}; exec "$@"`,
+    "bash",
+    ...deno,
+  ];
+  const command = new Deno.Command(program, {
+    args,
     // Journals go to the run's own folder unless the run names one: never to the real HOME.
     env: { ...baseEnv(), XDG_STATE_HOME: join(cwd, ".state"), ...run.env },
     clearEnv: true,

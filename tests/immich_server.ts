@@ -328,6 +328,11 @@ export interface FaultOptions {
    * between two search pages.
    */
   readonly beforeAnswer?: (request: { readonly method: string; readonly path: string }) => void;
+  /**
+   * How far the `Date` header runs ahead of the clock that sets `updatedAt` (negative: behind),
+   * as when a reverse proxy with a clock of its own stamps it (nginx replaces Immich's `Date`).
+   */
+  readonly dateOffsetMs?: number;
 }
 
 /** A running test server. */
@@ -370,8 +375,9 @@ export interface ImmichServer extends AsyncDisposable {
   /** An asset's trash state and visibility now. */
   assetState(assetId: string): Pick<TestAsset, "isTrashed" | "visibility">;
   /**
-   * The server's clock in ms since the epoch: it stamps `updatedAt` and the `Date` header. It
-   * ticks 1 ms per change, so answers are reproducible; {@linkcode advanceClock} lets time pass.
+   * The server's clock in ms since the epoch: it stamps `updatedAt` and the `Date` header (off
+   * by {@linkcode FaultOptions.dateOffsetMs}, as a proxy's clock). It ticks 1 ms per change, so
+   * answers are reproducible; {@linkcode advanceClock} lets time pass.
    */
   readonly now: number;
   /** Moves the clock forward, as the time between two passes. */
@@ -2111,10 +2117,11 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     inFlight++;
     try {
       const answer = await answerRequest(request);
-      // Express dates every answer; clients may read the server's clock from it.
+      // Express dates every answer, or the proxy in front of it with its own clock.
+      const date = new Date(clock + (faults.dateOffsetMs ?? 0)).toUTCString();
       return answer === "drop"
         ? answer
-        : { ...answer, headers: [...answer.headers, ["date", new Date(clock).toUTCString()]] };
+        : { ...answer, headers: [...answer.headers, ["date", date]] };
     } finally {
       inFlight--;
     }

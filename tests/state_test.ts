@@ -3,7 +3,8 @@ import { join } from "node:path";
 import type { Stack } from "../src/model.ts";
 import { parseBackup } from "../src/state/backup.ts";
 import { openStateFolder, type RunStart, StateError } from "../src/state/folder.ts";
-import { cacheFilesOf, readStoredPlan, writeStoredPlan } from "../src/state/cache.ts";
+import { cacheFilesOf } from "../src/state/cache.ts";
+import { readStoredPlan, writeStoredPlan } from "../src/state/cache_plan.ts";
 import {
   JournalError,
   journalWrites,

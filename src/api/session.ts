@@ -42,11 +42,6 @@ export interface ImmichConnection {
   serverVersion(): Promise<ServerVersion>;
   /** `GET /users/me`, cached: the key's user. */
   me(): Promise<User>;
-  /**
-   * The server's clock at its latest answer (its `Date` header, whole seconds, rounded down),
-   * in ms since the epoch; undefined before any dated answer.
-   */
-  serverTime(): number | undefined;
   /** How many attempts failed in a way worth retrying (5xx, 429, network, time-out) so far. */
   faults(): number;
   /** Closes the connection pool. */
@@ -104,24 +99,14 @@ export function versionText(version: ServerVersion): string {
  * ```
  */
 export function createSession(options: SessionOptions): Session {
-  let serverDate: number | undefined;
-  let dateText: string | null = null;
   let faultCount = 0;
-  // Every answer tells the server's clock; every failed attempt counts as a fault of the pass.
+  // Every failed attempt counts as a fault of the pass.
   const connect = (baseUrl: string) =>
     createHttpClient({
       ...options,
       baseUrl,
       observer: {
-        answered(response) {
-          options.observer?.answered?.(response);
-          // Whole seconds: parsed once per second, not for each of a first run's 48 000 answers.
-          const text = response.headers.get("date");
-          if (text === null || text === dateText) return;
-          dateText = text;
-          const date = Date.parse(text);
-          if (!Number.isNaN(date)) serverDate = date;
-        },
+        answered: (response) => options.observer?.answered?.(response),
         failed(error) {
           options.observer?.failed?.(error);
           faultCount++;
@@ -196,9 +181,6 @@ export function createSession(options: SessionOptions): Session {
     me() {
       user ??= current.request("GET", "/users/me", { schema: userSchema });
       return user;
-    },
-    serverTime() {
-      return serverDate;
     },
     faults() {
       return faultCount;

@@ -1,7 +1,8 @@
 /**
  * What the commands that work on each key's user share beyond `command.ts`: the outcome
- * of a pass over every key, and plans of stacks to make exactly as given (undo, restore), with
- * what they leave out and how they keep the cache of incremental passes true.
+ * of a pass over every key, plans of stacks to make exactly as given (undo, restore) with what
+ * they leave out and how they keep the cache of incremental passes true, and the state folder's
+ * locks of the commands that write.
  *
  * @module
  */
@@ -9,7 +10,6 @@ import type { Logger } from "@logtape/logtape";
 import type { Trash } from "../api/trash.ts";
 import type { UnlistedMemberSearch } from "../api/unlisted_members.ts";
 import type { Settings } from "../config.ts";
-import { coverMarker, type PassCache } from "../library.ts";
 import type { Outcome, Plan, Stack } from "../model.ts";
 import type { GroundRules } from "../reconcile/ground.ts";
 import {
@@ -20,7 +20,12 @@ import {
 } from "../reconcile/plan.ts";
 import { findUnlisted, passSucceeded, type UserReport } from "../run.ts";
 import { displayUrl } from "../shown_url.ts";
-import type { CommandOutcome } from "./command.ts";
+import { delay } from "../api/delay.ts";
+import { cacheFilesOf } from "../state/cache.ts";
+import { coverMarker, type PassCache } from "../state/cache_recorder.ts";
+import type { JournalCommand } from "../state/journal.ts";
+import { UserLocks } from "../state/lock.ts";
+import type { CommandContext, CommandOutcome } from "./command.ts";
 
 /**
  * The outcome of a pass over every key: `ok` when every user was reached and nothing failed.
@@ -123,8 +128,8 @@ export function coverMarking(
   command: string,
 ): { cache?: PassCache } {
   if (settings.dryRun || settings.stateDir === undefined) return {};
-  const owner = { server: displayUrl(settings.apiUrl), userId: user.id };
-  return { cache: coverMarker(settings.stateDir, owner, command) };
+  const files = cacheFilesOf(settings.stateDir, displayUrl(settings.apiUrl), user.id, {});
+  return { cache: coverMarker({ ...files, key: "" }, command) };
 }
 
 /**
@@ -161,4 +166,33 @@ export function logInTrash(
       },
     );
   }
+}
+
+/**
+ * The state folder's locks of a command that writes: one process at a time per folder and user
+ * (docs/state.md, "One process at a time"). None in a dry run, which writes nothing there,
+ * without a STATE_DIR, or in a folder the command found it cannot write (with JOURNAL=false:
+ * then it keeps neither a journal nor a cache there, and said so).
+ *
+ * @param context The command's context.
+ * @param command The command, for the lock's file.
+ * @param options `wait`: wait for another process's pass of the user (cron mode) rather than
+ *   give the user up; `unwritable`: why the folder cannot be written, when it cannot.
+ * @returns The locks, or undefined.
+ */
+export function locksOf(
+  context: CommandContext,
+  command: JournalCommand,
+  options: { readonly wait?: boolean; readonly unwritable?: string } = {},
+): UserLocks | undefined {
+  const { settings } = context;
+  if (settings.dryRun || settings.stateDir === undefined || options.unwritable !== undefined) {
+    return undefined;
+  }
+  return new UserLocks(settings.stateDir, {
+    command: `stacksync ${command}`,
+    wait: options.wait ?? false,
+    sleep: context.sleep ?? delay,
+    now: context.now,
+  });
 }

@@ -24,11 +24,12 @@ import { planUser } from "../plan_file/build.ts";
 import { parsePlanFile, type PlanFile, type PlanUser } from "../plan_file/format.ts";
 import { type Approval, approve } from "../plan_file/match.ts";
 import { describeAction } from "../plan_file/words.ts";
-import { leavingUndone, type ReadingOptions } from "../library.ts";
+import type { ReadingOptions } from "../reading/input.ts";
+import { leavingUndone } from "../state/cache_recorder.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
 import { readingOf, warnAboutCache } from "./run.ts";
 import { sessionOf } from "./_client.ts";
-import { outcomeOf } from "./_users.ts";
+import { locksOf, outcomeOf } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
@@ -234,6 +235,7 @@ export const applyCommand: Command = async (context) => {
       signal: context.signal,
       sleep: context.sleep,
       journal,
+      locks: locksOf(context, "apply", { unwritable: problem }),
     });
     // A user the file plans for whose key was not given is not applied: say so, and fail.
     const missed = plan.users.filter((user) => user.actions.length > 0 && !reached.has(user.id));

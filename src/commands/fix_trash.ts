@@ -18,7 +18,7 @@ import { neededPermissions } from "../api/permissions.ts";
 import type { Settings } from "../config.ts";
 import { criterionFields, parseCriteria } from "../grouping/criteria.ts";
 import type { Asset, CriterionField } from "../model.ts";
-import { promotionOptions } from "../library.ts";
+import { promotionOptions } from "../reading/query.ts";
 import { createParentOrder } from "../promotion/parent.ts";
 import {
   NO_STACK_PLAN,
@@ -31,7 +31,7 @@ import {
 import { orphanExtensions } from "../trash/raw.ts";
 import { planTrash, type TrashReport } from "../trash/plan.ts";
 import { summarizeTrash, trashMessage } from "../trash/render.ts";
-import { outcomeOf } from "./_users.ts";
+import { locksOf, outcomeOf } from "./_users.ts";
 import { type Command, journalingOf, warnIfUnjournaled } from "./command.ts";
 
 const NO_SKIPS: Readonly<Record<string, number>> = {};
@@ -212,7 +212,12 @@ export const fixTrashCommand: Command = async (context) => {
     warnAboutTrashSettings(settings);
     const reports = await fixTrashPass(
       settings,
-      { signal: context.signal, sleep: context.sleep, journal },
+      {
+        signal: context.signal,
+        sleep: context.sleep,
+        journal,
+        locks: locksOf(context, "fix-trash"),
+      },
       context.options.force,
     );
     return outcomeOf(reports, settings.apiKeys.length);

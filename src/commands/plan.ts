@@ -37,7 +37,7 @@ import {
 import { isImmichId } from "../immich_id.ts";
 import { FILE_MODE, WRITE_PRIVATE } from "../private_files.ts";
 import { checkOwnFile, PLAN_FILE, REVIEW_PAGE } from "./_own_file.ts";
-import { releaseMemory } from "../library.ts";
+import { releaseMemory } from "../memory.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
 import { outcomeOf } from "./_users.ts";
 import { type Command } from "./command.ts";

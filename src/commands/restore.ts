@@ -16,7 +16,7 @@ import { ConfigError } from "../config.ts";
 import { runUsers, type UserWork } from "../run.ts";
 import { type Backup, type BackupUser, parseBackup } from "../state/backup.ts";
 import { sessionOf } from "./_client.ts";
-import { coverMarking, logInTrash, outcomeOf, planTargets } from "./_users.ts";
+import { coverMarking, locksOf, logInTrash, outcomeOf, planTargets } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
@@ -145,6 +145,7 @@ export const restoreCommand: Command = async (context) => {
       signal: context.signal,
       sleep: context.sleep,
       journal,
+      locks: locksOf(context, "restore"),
     });
     return outcomeOf(reports, settings.apiKeys.length);
   };

@@ -8,14 +8,14 @@
  * @module
  */
 import { getLogger } from "@logtape/logtape";
-import { PassMemory, type ReadingOptions } from "../library.ts";
+import { PassMemory, type ReadingOptions } from "../reading/input.ts";
 import { NO_DELETION_LIMIT } from "../reconcile/deletions.ts";
 import { runCron, runPass } from "../run.ts";
 import { openStateFolder, StateError } from "../state/folder.ts";
 import { ConflictMemory } from "../state/named.ts";
 import { serverKey } from "../shown_url.ts";
 import { fixTrashPass, warnAboutTrashSettings } from "./fix_trash.ts";
-import { outcomeOf } from "./_users.ts";
+import { locksOf, outcomeOf } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
@@ -36,11 +36,13 @@ export const runCommand: Command = async (context) => {
     warnIfUnjournaled(settings);
     if (fixTrash !== undefined) warnAboutTrashSettings(settings);
     warnAboutCache(settings, problem);
+    const cron = settings.runMode === "cron";
     const options = {
       signal: context.signal,
       sleep: context.sleep,
       journal,
-      reading: { ...reading, memory: new PassMemory(), cron: settings.runMode === "cron" },
+      reading: { ...reading, memory: new PassMemory(), cron },
+      locks: locksOf(context, "run", { wait: cron, unwritable: problem }),
     };
     // Stacks left as they are are named once, across passes and, with a state folder, runs.
     const named = new ConflictMemory({
@@ -57,7 +59,11 @@ export const runCommand: Command = async (context) => {
       const stacked = outcomeOf(await runPass(stacking, { ...options, named }), keys);
       if (fixTrash === undefined || context.signal.aborted) return stacked;
       const trashed = outcomeOf(
-        await fixTrashPass(settings, { ...options, journal: fixTrash.journal }),
+        await fixTrashPass(settings, {
+          ...options,
+          journal: fixTrash.journal,
+          locks: locksOf(context, "fix-trash", { wait: cron, unwritable: problem }),
+        }),
         keys,
       );
       return stacked === "ok" && trashed === "ok" ? "ok" : "failed";

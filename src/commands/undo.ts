@@ -19,7 +19,7 @@ import type { FoundJournal, StateFolder } from "../state/folder.ts";
 import { latestToUndo, undoneStatus } from "../undo/history.ts";
 import { type ChangedSince, type TrashMove, trashMoves, undoTargets } from "../undo/targets.ts";
 import { summarizeMoves } from "../trash/render.ts";
-import { coverMarking, logInTrash, outcomeOf, planTargets } from "./_users.ts";
+import { coverMarking, locksOf, logInTrash, outcomeOf, planTargets } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
@@ -277,6 +277,7 @@ export const undoCommand: Command = async (context) => {
       signal: context.signal,
       sleep: context.sleep,
       journal,
+      locks: locksOf(context, "undo"),
     });
     // A user the run changed whose key was not given is not undone: say so, and fail.
     const missed = (given ?? []).filter((journal) => !reached.has(journal.summary.user.id));

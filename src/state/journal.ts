@@ -354,7 +354,10 @@ export class UserJournal {
       Deno.mkdirSync(dirname(path), { recursive: true, mode: FOLDER_MODE });
       const file = Deno.openSync(path, { write: true, createNew: true, mode: FILE_MODE });
       // Held until the journal closes, so a later start does not take it for an interrupted one.
-      file.tryLockSync(true);
+      // Waited for, never skipped: another process that asks whether the journal is in use
+      // holds the lock for that instant (src/state/folder.ts), and its user's lock, held by this
+      // process since before the file existed, already told it so.
+      file.lockSync(true);
       this.#file = file;
       this.#write({ type: "journal", format: JOURNAL_FORMAT, version: JOURNAL_VERSION, ...header });
       this.#writeStacks();
