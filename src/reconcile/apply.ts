@@ -34,8 +34,7 @@ import type {
   Rollback,
   SkipCause,
 } from "../model.ts";
-import { checkGround, type FreshGround } from "./fresh.ts";
-import { type FreshVerdict, groundOf } from "./ground.ts";
+import { type FreshGround, judge, type Judged } from "./fresh.ts";
 import { Lanes, pacer } from "./lanes.ts";
 import { nameConflicts, type NamedConflicts } from "./left_alone.ts";
 import { fileList, replaceDeletionMessage, unfetchedMessage, writeMessage } from "./render.ts";
@@ -207,7 +206,7 @@ async function dryRun(plan: Plan, options: ApplyOptions, logger: Logger): Promis
       outcomes.push({ action, status: "skipped", because: "access-denied" });
       continue;
     }
-    const judged = await judge(action, options, logger);
+    const judged = await judge(action, options.ground, { logger, signal: options.signal });
     if ("outcome" in judged) {
       outcomes.push(judged.outcome);
       if (judged.outcome.status === "failed" && judged.outcome.accessDenied) {
@@ -223,45 +222,6 @@ async function dryRun(plan: Plan, options: ApplyOptions, logger: Logger): Promis
     outcomes.push({ action: sent, status: "skipped", because: "dry-run" });
   }
   return outcomes;
-}
-
-/** An action judged on fresh ground: what to send and on what, or its outcome when not sent. */
-type Judged =
-  | { readonly send: Action; readonly ground: readonly RecordedStack[] }
-  | { readonly outcome: Outcome };
-
-/**
- * Judges an action on the stacks it changes as read now (`checkGround`), when the pass gives
- * fresh ground and the action changes a stack that exists.
- */
-async function judge(action: Action, options: ApplyOptions, logger: Logger): Promise<Judged> {
-  if (options.ground === undefined || groundOf(action).length === 0) {
-    return { send: action, ground: [] };
-  }
-  let verdict: FreshVerdict;
-  try {
-    verdict = await checkGround(action, options.ground, logger);
-  } catch (error) {
-    if (options.signal?.aborted) {
-      return { outcome: { action, status: "skipped", because: "aborted" } };
-    }
-    const what = `Failed to read stack ${groundOf(action).map((stack) => stack.id).join(", ")} ` +
-      `before ${describeWrite(action)}`;
-    const detail = message(error);
-    logger.error(literal(what), { ...properties(action), error: detail });
-    return {
-      outcome: {
-        action,
-        status: "failed",
-        error: `${what}: ${detail}`,
-        ...(isAccessDenied(error) ? { accessDenied: true } : {}),
-      },
-    };
-  }
-  if (verdict.kind === "holds" || verdict.kind === "replanned") {
-    return { send: verdict.action, ground: verdict.ground };
-  }
-  return { outcome: { action, status: "skipped", because: verdict.kind } };
 }
 
 /** A write that lists assets and depends on old stacks being gone: a replace or a reset's create. */
@@ -389,7 +349,10 @@ class Run {
 
   /** {@linkcode judge}, noting a refused key: no further write is sent. */
   async #judge(action: Action): Promise<Judged> {
-    const judged = await judge(action, this.#options, this.#logger);
+    const judged = await judge(action, this.#options.ground, {
+      logger: this.#logger,
+      signal: this.#options.signal,
+    });
     if ("outcome" in judged && judged.outcome.status === "failed" && judged.outcome.accessDenied) {
       this.#denied = judged.outcome.error;
     }
