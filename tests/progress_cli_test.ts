@@ -1,6 +1,6 @@
 /**
- * Progress on long work through the real CLI against the Immich test server (issue 26: a first
- * run of 48 000 stacks was minutes of log lines with no count, no percentage and no time left).
+ * Progress on long work through the real CLI against the Immich test server (a first run of
+ * 48 000 stacks was minutes of log lines with no count, no percentage and no time left).
  * On a terminal (a pseudo-terminal from util-linux `script`) a line on standard error is redrawn
  * in place and never shares a row with a log line; without one, a log line at info carries the
  * same figures (STACKSYNC_PROGRESS_INTERVAL_MS=0 logs at every page and step, where a real run
