@@ -209,6 +209,7 @@ async function dryRun(plan: Plan, options: ApplyOptions, logger: Logger): Promis
     const judged = await judge(action, options.ground, { logger, signal: options.signal });
     if ("outcome" in judged) {
       outcomes.push(judged.outcome);
+      options.afterAction?.();
       if (judged.outcome.status === "failed" && judged.outcome.accessDenied) {
         denied = judged.outcome.error;
       }
@@ -322,6 +323,7 @@ class Run {
     if ("outcome" in judged) {
       this.outcomes.set(action, judged.outcome);
       stackIds.forEach((id) => this.#keep(id));
+      this.#options.afterAction?.();
       return;
     }
     const sent = judged.send as DeleteAction | ReplaceAction;
@@ -431,7 +433,10 @@ class Run {
       return { action, status: "skipped", because: "deletion-failed" };
     }
     const judged = await this.#judge(action);
-    if ("outcome" in judged) return judged.outcome;
+    if ("outcome" in judged) {
+      this.#options.afterAction?.();
+      return judged.outcome;
+    }
     const sent = judged.send as Exclude<Action, DeleteAction | ReplaceAction>;
     const outcome = await this.#write(sent, judged.ground);
     this.#options.afterAction?.();
