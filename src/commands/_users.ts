@@ -8,13 +8,9 @@
 import type { Logger } from "@logtape/logtape";
 import type { UnlistedMemberSearch } from "../api/unlisted_members.ts";
 import type { Plan, Stack } from "../model.ts";
-import {
-  actsOnStackMembers,
-  type PlanGroup,
-  type PlanOptions,
-  planStacks,
-} from "../reconcile/plan.ts";
-import { findUnlisted, passSucceeded, type UserReport } from "../run.ts";
+import { type PlanGroup, type PlanOptions, planStacks } from "../reconcile/plan.ts";
+import { planWithUnlisted } from "../reconcile/unlisted.ts";
+import { passSucceeded, type UserReport } from "../run.ts";
 import { delay } from "../api/delay.ts";
 import type { JournalCommand } from "../state/journal.ts";
 import { UserLocks } from "../state/lock.ts";
@@ -56,21 +52,24 @@ export async function planTargets(
     resetStacks: false,
     ...options,
   };
-  const plan = planStacks(stacks, groups, base);
-  if (!actsOnStackMembers(plan)) return plan;
   const sets = {
     fileNames: options.fileNames,
     notFetched: new Set<string>(),
     trashed: new Set<string>(),
   };
-  const found = await findUnlisted(client, stacks, sets, log);
-  if (found === undefined) return plan;
-  return planStacks(found.stacks, groups, {
-    ...base,
-    notFetched: sets.notFetched,
-    trashed: sets.trashed,
-    ...found.options,
+  const found = await planWithUnlisted(client, planStacks(stacks, groups, base), {
+    stacks,
+    sets,
+    plan: (listed, extra) =>
+      planStacks(listed, groups, {
+        ...base,
+        notFetched: sets.notFetched,
+        trashed: sets.trashed,
+        ...extra,
+      }),
+    log,
   });
+  return found.plan;
 }
 
 /**
