@@ -4,11 +4,13 @@
  * stacksync allowed itself is processed whole (every stack the rules make is made, no hand-made
  * stack loses a member, a second pass writes nothing), and passes in a row that find nothing
  * changed cost the 7 requests of a quiet pass, trash or not: the stacks of trashed members are
- * kept with the cache and looked up again only when they move.
+ * kept with the cache and looked up again only when they move. A lookup the server fails leaves
+ * as they are only the stacks that could hold its member (in process, so that retries do not wait).
  */
 import assert from "node:assert/strict";
 import type { ImmichServer, RecordedRequest } from "./immich_server.ts";
-import { adaWithState, cli, type Line, lines, passOf } from "./_state_cli.ts";
+import { adaWithState, cli, type Line, lines, passIn, passOf } from "./_state_cli.ts";
+import { runMain } from "./_undo_library.ts";
 
 /** A photo of a shot: `IMG_<shot><ext>`, the shot's own minute. */
 function shot(server: ImmichServer, userId: string, number: number, ext: string): string {
@@ -132,4 +134,37 @@ Deno.test("main.ts passes that find nothing changed cost the requests of a quiet
   }
   assert.deepEqual(kinds.slice(1), ["incremental", "incremental", "incremental", "incremental"]);
   assert.deepEqual(counts.slice(2), [7, 7, 7], JSON.stringify(counts));
+});
+
+Deno.test("main() leaves as they are only the stacks that could hold a member whose lookup fails, and asks again in the next pass", async () => {
+  await using lib = await adaWithState(3);
+  const { server, user } = lib;
+  const shots = handMadeShots(server, user.id);
+  const stacksBefore = server.stacks(user.id);
+  server.setFaults({ routes: { "GET /assets/{id}": { status: 500 } } });
+  const failed = await runMain([], lib.env, lib.state);
+  assert.equal(failed.code, 0, failed.stdout);
+  // The pairs are stacked; no stack grew, as any could hold the members not looked up.
+  assert.equal(server.stacks(user.id).length, stacksBefore.length + 3);
+  for (const stack of stacksBefore) {
+    assert.deepEqual(server.stacks(user.id).find((s) => s.id === stack.id), stack);
+  }
+  const warned = failed.lines.filter((line) => String(line.msg).startsWith("Cannot look up"));
+  assert.equal(warned.length, 1, failed.stdout);
+  assert.match(
+    String(warned[0].msg),
+    /^Cannot look up the stack of 2 trashed or hidden assets: .*GET \/assets\/.*; stacks left as they are because they could hold one: /,
+  );
+  assert.deepEqual(
+    [...(warned[0].stackIds as string[])].sort(),
+    stacksBefore.map((stack) => stack.id).sort(),
+  );
+
+  server.setFaults({});
+  server.advanceClock(900_000);
+  const again = await runMain([], lib.env, lib.state);
+  assert.equal(again.code, 0, again.stdout);
+  assert.equal(passIn(again.lines, again.stdout).split(":")[0], "full");
+  assert.ok(kept(server, user.id, [...shots.clean, shots.grownBy]));
+  assert.ok(kept(server, user.id, shots.named) && kept(server, user.id, shots.unnamed));
 });
