@@ -493,5 +493,5 @@ Deno.test("helpText() of a command lists its own flags and the settings it reads
   const starts = rows.map((row) => /^ {2}\S+(?: \[command\])? {2,}(?=\S)/.exec(row)?.[0].length);
   assert.deepEqual(new Set(starts), new Set([starts[0]]), block);
   assert.ok(starts[0] !== undefined, block);
-  assert.match(block, /^ {2}fix-trash {2,}Move to the trash what groups/m);
+  assert.match(block, /^ {2}fix-trash {2,}Move to the trash the rest of the shot/m);
 });

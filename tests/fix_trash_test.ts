@@ -414,7 +414,7 @@ Deno.test("main.ts fix-trash with burst CRITERIA follows the trash to the same s
     assert.deepEqual(inTrash(library), new Set([...test.trashedByUser, ...test.expected]));
     assert.ok(
       jsonLines(moved).some((line) =>
-        line.msg === "Moved to the trash: F2.nef (they group with F2.jpg, in the trash)"
+        line.msg === "Moved to the trash: F2.nef (it groups with F2.jpg, in the trash)"
       ),
       moved.stdout,
     );
