@@ -11,7 +11,6 @@ import { delay } from "./api/delay.ts";
 import { ApiError } from "./api/errors.ts";
 import { createImmichClient, type ImmichClient } from "./api/immich.ts";
 import { neededPermissions } from "./api/permissions.ts";
-import type { UnlistedMemberSearch } from "./api/unlisted_members.ts";
 import { SELF_REKT_PAUSE_MS, type Settings } from "./config.ts";
 import { type Criteria, parseCriteria } from "./grouping/criteria.ts";
 import { releaseMemory } from "./memory.ts";
@@ -24,8 +23,8 @@ import type { Asset, Outcome, Plan, Stack, TrashPlan, User } from "./model.ts";
 import { type ApplyOptions, applyPlan, type StackWriter } from "./reconcile/apply.ts";
 import type { GroundRules } from "./reconcile/ground.ts";
 import { namedAfter } from "./reconcile/left_alone.ts";
+import { planWithUnlisted } from "./reconcile/unlisted.ts";
 import {
-  actsOnStackMembers,
   hasChanges,
   type PlanOptions,
   planStacks,
@@ -452,33 +451,26 @@ async function prepare(
     notFetched: members.notFetched,
     trashed,
   };
-  let plan = timed(() => planStacks(stacks, groups, options));
-  let unseenMembers: ReadonlySet<string> | undefined;
-  let planned: readonly Stack[] = stacks;
-  const volatile = new Set<string>();
-  // Members Immich does not list matter only to deletes, grows and replaces: look them up
-  // for such a plan alone, so a pass with nothing to change costs no extra request.
-  if (actsOnStackMembers(plan)) {
-    const sets = { ...members, trashed };
-    const found = await findUnlisted(client, stacks, sets, userLog, input.rest?.otherStacks());
-    if (found !== undefined) {
-      planned = found.stacks;
-      unseenMembers = found.options.unseenMembers;
-      plan = timed(() => planStacks(found.stacks, groups, { ...options, ...found.options }));
-      for (const id of found.options.unseenMembers ?? []) volatile.add(id);
-      found.stacks.forEach((stack, i) => {
-        if (stack !== stacks[i]) volatile.add(stack.id);
-      });
-    }
-  }
+  // Members Immich does not list matter only to deletes, grows and replaces: looked up for such
+  // a plan alone, so a pass with nothing to change costs no extra request.
+  const { rest } = input;
+  const found = await planWithUnlisted(client, timed(() => planStacks(stacks, groups, options)), {
+    stacks,
+    sets: { ...members, trashed },
+    plan: (listed, extra) => timed(() => planStacks(listed, groups, { ...options, ...extra })),
+    log: userLog,
+    ...(rest === undefined ? {} : { others: () => rest.otherStacks() }),
+    ...(input.known === undefined ? {} : { known: input.known }),
+  });
+  let { plan } = found;
+  const planned = found.stacks;
   // Members the pass did not fetch are named by id; a few lookups give their file names.
   const unnamed = unnamedAssets(plan).slice(0, MAX_NAME_LOOKUPS);
   if (unnamed.length > 0) plan = withFileNames(plan, await client.fileNames(unnamed));
   // An incremental pass planned its dirty region: the rest of the plan is the last one's. The
   // entries' places serve only the merge and the cache: a dry full pass makes none.
-  const { rest } = input;
   const entries = rest !== undefined || input.cache !== undefined
-    ? placeEntries(plan, groups, planned, volatile)
+    ? placeEntries(plan, groups, planned, found.volatile)
     : undefined;
   const whole = rest === undefined || entries === undefined
     ? { plan, entries }
@@ -502,7 +494,9 @@ async function prepare(
   releaseMemory();
   // After the collection: a full pass's cache body leaves its garbage beside what planning kept,
   // not beside planning's own garbage too (the peak of a full pass).
-  if (whole.entries !== undefined) await input.cache?.planned(whole.entries, whole.plan);
+  if (whole.entries !== undefined) {
+    await input.cache?.planned(whole.entries, whole.plan, found.lookups);
+  }
   const marks = { trashed, unlisted: unlisted(stacks, planned) };
   return {
     plan: whole.plan,
@@ -519,7 +513,7 @@ async function prepare(
       notFetched: members.notFetched,
       trashed,
       unlisted: marks.unlisted,
-      ...(unseenMembers === undefined ? {} : { unseenMembers }),
+      ...(found.unseenMembers === undefined ? {} : { unseenMembers: found.unseenMembers }),
     },
   };
 }
@@ -578,77 +572,6 @@ function stackMembers(stacks: readonly Stack[], assets: readonly Asset[]) {
     if (notFetched.delete(asset.id)) fileNames.set(asset.id, asset.originalFileName);
   }
   return { fileNames, notFetched };
-}
-
-/**
- * The stacks with the members `GET /stacks` leaves out (trashed and hidden ones) added, and
- * those members marked in the plan's sets; undefined when there are none. Undo and restore use
- * it too: a plan that deletes, grows or replaces stacks must know them (`actsOnStackMembers`).
- *
- * @param client The user's client.
- * @param stacks The stacks as `GET /stacks` listed them.
- * @param sets File names, and the members the plan must keep and must not list, filled in.
- * @param userLog The user's logger.
- * @param others For an incremental pass, the stacks it does not plan (its rest), by their cover:
- *   a cover of one of them is known as such, and its members are not looked up. The pass's
- *   stacks then come from its cache, whose covers a hand may have changed since: a stack whose
- *   cover is in the trash or hidden now and is its cover no longer is read again and planned as
- *   read (`cachedCovers`), as a full pass knows it.
- * @returns The stacks with those members, and the plan options that name them.
- */
-export async function findUnlisted(
-  client: UnlistedMemberSearch,
-  stacks: readonly Stack[],
-  sets: {
-    readonly fileNames: Map<string, string>;
-    readonly notFetched: Set<string>;
-    readonly trashed: Set<string>;
-  },
-  userLog: Logger,
-  others?: readonly Stack[],
-): Promise<{ stacks: Stack[]; options: Partial<PlanOptions> } | undefined> {
-  const found = await client.findUnlistedMembers(
-    [...stacks, ...others ?? []],
-    { cachedCovers: others !== undefined },
-  );
-  // Only the planned stacks matter: the others are known only to tell covers from other assets.
-  const planned = new Set(stacks.map((stack) => stack.id));
-  const members = found.members.filter((member) => planned.has(member.stackId));
-  const unseenStackIds = found.unseenStackIds.filter((id) => planned.has(id));
-  const refreshed = new Map(
-    found.refreshed.filter((stack) => planned.has(stack.id)).map((stack) => [stack.id, stack]),
-  );
-  userLog.debug("Found {count} trashed or hidden stack members", {
-    count: members.length,
-    unseenStacks: unseenStackIds.length,
-    readAgain: refreshed.size,
-  });
-  if (members.length === 0 && unseenStackIds.length === 0 && refreshed.size === 0) {
-    return undefined;
-  }
-  if (unseenStackIds.length > 0) {
-    userLog.info(
-      "Immich does not name the stack of some trashed or hidden assets: {count} stacks that " +
-        "could hold them are neither grown nor counted as holding one asset",
-      { count: unseenStackIds.length },
-    );
-  }
-  const extra = new Map<string, string[]>();
-  for (const member of members) {
-    extra.set(member.stackId, [...extra.get(member.stackId) ?? [], member.id]);
-    sets.fileNames.set(member.id, member.originalFileName);
-    if (member.trashed) sets.trashed.add(member.id);
-    else sets.notFetched.add(member.id);
-  }
-  return {
-    stacks: stacks.map((cached) => {
-      // A stack whose cover in the cache was one no longer is planned as read again.
-      const stack = refreshed.get(cached.id) ?? cached;
-      const more = extra.get(stack.id);
-      return more === undefined ? stack : { ...stack, assetIds: [...stack.assetIds, ...more] };
-    }),
-    options: { unseenMembers: new Set(unseenStackIds) },
-  };
 }
 
 /**

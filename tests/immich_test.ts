@@ -727,28 +727,6 @@ Deno.test("findUnlistedMembers() of cached stacks reads again a stack whose tras
   ]);
 });
 
-Deno.test("findUnlistedMembers() refuses to look up more than its bound", async () => {
-  await using lib = await library("3.1.0", (server, user) => {
-    const assets = server.addAssets(
-      user.id,
-      Array.from({ length: 3003 }, (_, i) => ({ originalFileName: `IMG_${i}.jpg` })),
-    );
-    for (let i = 0; i + 2 < assets.length; i += 3) {
-      server.addStack(user.id, [assets[i].id, assets[i + 1].id, assets[i + 2].id]);
-      server.updateAsset(assets[i + 2].id, { isTrashed: true });
-    }
-  });
-  const stacks = await lib.immich.listStacks();
-  await assert.rejects(
-    lib.immich.findUnlistedMembers(stacks),
-    new RegExp(
-      "^PermanentError: Cannot find the stacks of 1001 trashed or hidden assets that are in " +
-        "stacks, more than 1000: empty the trash or restore them$",
-    ),
-  );
-  assert.ok(!lib.server.requests.some((r) => r.path.startsWith("/assets/")));
-});
-
 Deno.test("stackWithPrimary() and fileNames() read one stack and file names", async () => {
   const made: string[] = [];
   await using lib = await library("3.1.0", (server, user) => {

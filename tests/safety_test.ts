@@ -224,8 +224,8 @@ Deno.test("main.ts never counts a stack whose other members are trashed or hidde
   assert.ok(!server.requests.some((r) => r.method === "DELETE"), result.stdout);
   assert.ok(
     messages(result, "info").includes(
-      "Immich does not name the stack of some trashed or hidden assets: 1 stacks that could " +
-        "hold them are neither grown nor counted as holding one asset",
+      "Immich does not name the stack of some trashed or hidden assets; stacks left as they are " +
+        `because they could hold one: ${stack.id}`,
     ),
     result.stdout,
   );

@@ -1,22 +1,24 @@
 /**
  * The stack members `GET /stacks` leaves out, trashed and hidden, found so that no plan drops
- * one silently (docs/safety.md, "Immich's rules the promises are shaped by").
+ * one silently (docs/safety.md, "Finding trashed and hidden members").
  *
  * @module
  */
 import type { Stack } from "../model.ts";
-import { assetStackSchema } from "./assets.ts";
-import { PermanentError } from "./errors.ts";
+import { forEachBounded } from "./_bounded.ts";
+import { timeMs } from "./_values.ts";
+import { assetsOf } from "./assets.ts";
+import { InvalidResponseError, isAccessDenied, PermanentError, TransientError } from "./errors.ts";
 import { HIDDEN_SEARCH, stackedIn, TRASH_SEARCHES } from "./search_pages.ts";
 import type { Session } from "./session.ts";
 import { stacksOf } from "./stacks.ts";
 
 /**
- * The most `GET /assets/{id}` lookups a pass makes to find the stacks of trashed and hidden
- * assets that are in a stack (the trash empties itself after 30 days by default, and hidden
- * live-photo parts are almost never stacked).
+ * How many `GET /assets/{id}` lookups are in flight at once: 2 000 trashed members of stacks
+ * take a quarter of the time they take one after the other, and the server sees no more
+ * requests at once than a photo page of its web client sends.
  */
-const MAX_UNLISTED_LOOKUPS = 1000;
+const LOOKUPS_IN_FLIGHT = 4;
 
 /** A stack member that `GET /stacks` does not list: it is in the trash, or hidden. */
 export interface UnlistedMember {
@@ -24,6 +26,31 @@ export interface UnlistedMember {
   readonly originalFileName: string;
   readonly stackId: string;
   readonly trashed: boolean;
+}
+
+/**
+ * What `GET /assets/{id}` said of a trashed or hidden asset in a stack, at the `updatedAt` the
+ * search gave it: Immich moves an asset's `updatedAt` whenever its stack changes (docs/
+ * incremental.md), so the answer holds as long as that does not move.
+ */
+export interface LookedUpStack {
+  readonly id: string;
+  readonly updatedAt: number;
+  /** The stack Immich named; absent when it named none. */
+  readonly stackId?: string;
+}
+
+/** What the lookups of a pass found, for the next pass to look up only what moved. */
+export interface UnlistedLookups {
+  readonly assets: readonly LookedUpStack[];
+  /**
+   * Every stack that could hold an asset Immich named no stack for (listed with nothing but its
+   * primary and archived members) when the answers were given; undefined when not known for
+   * every stack. An asset whose `updatedAt` stays is in the same stack, and Immich names it as
+   * soon as that stack has a member besides its primary on the timeline: while each of these
+   * stacks has none, the answers that named no stack hold too.
+   */
+  readonly unseenStackIds?: readonly string[];
 }
 
 /** What {@linkcode UnlistedMemberSearch.findUnlistedMembers} found. */
@@ -35,8 +62,36 @@ export interface UnlistedMembers {
    * names the stack only when it has a member besides its primary on the timeline.
    */
   readonly unseenStackIds: readonly string[];
+  /**
+   * Assets whose lookup failed (after its retries), so that any stack may hold one, and the
+   * first error; absent when every lookup was answered.
+   */
+  readonly unknown?: { readonly count: number; readonly error: string };
+  /** What to keep for the next search: the answers, and the stacks that may hide members. */
+  readonly lookups: UnlistedLookups;
+  /** How many `GET /assets/{id}` the search sent (the others' answers were known). */
+  readonly lookedUp: number;
   /** With `cachedCovers`: the stacks read again as their cover in the cache is one no longer. */
   readonly refreshed: readonly Stack[];
+}
+
+/** Options of {@linkcode UnlistedMemberSearch.findUnlistedMembers}. */
+export interface UnlistedSearchOptions {
+  /**
+   * Stacks known by their cover alone, unchanged since `known` was found (an incremental pass's
+   * stacks outside its region): their covers are told from other assets, and those among
+   * `known.unseenStackIds` still have no member besides their primary on the timeline.
+   */
+  readonly others?: readonly Stack[];
+  /** What an earlier search found (the cache's): answers of assets that did not move hold. */
+  readonly known?: UnlistedLookups;
+  /**
+   * The stacks come from a cache, whose covers may have been changed by hand since: a stack
+   * whose cover is in the trash or hidden keeps it only when `GET /stacks?primaryAssetId=` says
+   * it still is its cover, else it is read again (`refreshed`) and the asset looked up like any
+   * member.
+   */
+  readonly cachedCovers?: boolean;
 }
 
 /** The search for unlisted stack members. */
@@ -44,30 +99,124 @@ export interface UnlistedMemberSearch {
   /**
    * Finds the stack members `GET /stacks` leaves out: assets in the trash and hidden assets
    * that are in a stack (a search of the trash and of hidden assets, with and without stacked
-   * ones), each looked up with `GET /assets/{id}`.
-   * @param stacks The stacks `listStacks` returned.
-   * @param options `cachedCovers`: the stacks come from a cache, whose covers may have been
-   *   changed by hand since: a stack whose cover is in the trash or hidden keeps it only when
-   *   `GET /stacks?primaryAssetId=` says it still is its cover, else it is read again
-   *   (`refreshed`) and the asset looked up like any member.
-   * @throws {PermanentError} When more than {@linkcode MAX_UNLISTED_LOOKUPS} need a lookup.
+   * ones), each looked up with `GET /assets/{id}` unless it is a cover or `known` answers for
+   * it. Lookups run a few at once; there is no bound on their number.
+   * @param stacks The stacks `listStacks` returned (an incremental pass's: its region's).
+   * @param options Stacks known by their cover, and what an earlier search found.
    */
   findUnlistedMembers(
     stacks: readonly Stack[],
-    options?: { readonly cachedCovers?: boolean },
+    options?: UnlistedSearchOptions,
   ): Promise<UnlistedMembers>;
 }
 
+/** A stacked asset the searches found. */
+interface Found {
+  readonly name: string;
+  readonly trashed: boolean;
+  readonly updatedAt: number;
+}
+
 /**
- * The stacks that may hold a trashed or hidden member Immich would not name: `GET /assets/{id}`
+ * Whether a stack may hold a trashed or hidden member Immich would not name: `GET /assets/{id}`
  * shows a member's stack only when the stack has a member besides its primary that is on the
  * timeline, so a stack listed with nothing but its primary and archived members may be one.
  */
-function mayHideMembers(stacks: readonly Stack[]): string[] {
-  return stacks.filter((stack) => {
-    const archived = new Set(stack.archivedAssetIds);
-    return stack.assetIds.every((id) => id === stack.primaryAssetId || archived.has(id));
-  }).map((stack) => stack.id);
+function mayHideMembers(stack: Stack): boolean {
+  const archived = new Set(stack.archivedAssetIds);
+  return stack.assetIds.every((id) => id === stack.primaryAssetId || archived.has(id));
+}
+
+/** The stacks of a search: those listed in full, and those known by their cover alone. */
+class Listing {
+  readonly all: readonly Stack[];
+  readonly byId: ReadonlyMap<string, Stack>;
+  readonly others: ReadonlySet<string>;
+
+  constructor(stacks: readonly Stack[], others: readonly Stack[]) {
+    this.all = [...stacks, ...others];
+    this.byId = new Map(this.all.map((stack) => [stack.id, stack]));
+    this.others = new Set(others.map((stack) => stack.id));
+  }
+
+  /**
+   * The known answers that still hold but for their asset's `updatedAt`, by asset: a stack
+   * named and still listed, and, while every stack that could hold one still has no member
+   * besides its primary on the timeline, no stack named.
+   */
+  holding(known: UnlistedLookups | undefined): Map<string, LookedUpStack> {
+    const held = new Map<string, LookedUpStack>();
+    if (known === undefined) return held;
+    const unseenHold = known.unseenStackIds?.every((id) => {
+      const stack = this.byId.get(id);
+      return stack === undefined || this.others.has(id) || mayHideMembers(stack);
+    }) ?? false;
+    for (const answer of known.assets) {
+      const holds = answer.stackId === undefined ? unseenHold : this.byId.has(answer.stackId);
+      if (holds) held.set(answer.id, answer);
+    }
+    return held;
+  }
+
+  /**
+   * What to keep of some answers: the stacks that may hide members, when known for every stack
+   * (those listed in full now, and the others, unchanged since `known`, as `known` had them),
+   * and the answers, those naming no stack only with them.
+   */
+  lookups(answers: Iterable<LookedUpStack>, known: UnlistedLookups | undefined): UnlistedLookups {
+    const listed = this.all.filter((stack) => !this.others.has(stack.id) && mayHideMembers(stack))
+      .map((stack) => stack.id);
+    const unseenStackIds = this.others.size === 0
+      ? listed
+      : known?.unseenStackIds === undefined
+      ? undefined
+      : [...listed, ...known.unseenStackIds.filter((id) => this.others.has(id))];
+    return {
+      assets: [...answers].filter((answer) =>
+        answer.updatedAt >= 0 && (answer.stackId !== undefined || unseenStackIds !== undefined)
+      ),
+      ...unseenStackIds === undefined ? {} : { unseenStackIds },
+    };
+  }
+}
+
+/**
+ * What a pass that looks nothing up keeps of the last lookups for the next one: the answers
+ * that still hold but for their asset's `updatedAt` (the next search checks that), and the
+ * stacks that may hide members as they are now.
+ *
+ * @param known What the last pass looked up.
+ * @param stacks The stacks listed in full now (an incremental pass's: its region's).
+ * @param others The stacks known by their cover alone, unchanged since `known`.
+ * @returns What to keep.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { keptLookups } from "./unlisted_members.ts";
+ *
+ * const known = {
+ *   assets: [{ id: "t", updatedAt: 1, stackId: "s" }, { id: "u", updatedAt: 1 }],
+ *   unseenStackIds: ["lone"],
+ * };
+ * // The stack that could hold u has a member besides its cover on the timeline now.
+ * const stacks = [
+ *   { id: "s", primaryAssetId: "a", assetIds: ["a", "b"] },
+ *   { id: "lone", primaryAssetId: "c", assetIds: ["c", "d"] },
+ * ];
+ * assert.deepEqual(keptLookups(known, stacks, []), {
+ *   assets: [{ id: "t", updatedAt: 1, stackId: "s" }],
+ *   unseenStackIds: [],
+ * });
+ * ```
+ */
+export function keptLookups(
+  known: UnlistedLookups,
+  stacks: readonly Stack[],
+  others: readonly Stack[],
+): UnlistedLookups {
+  const listing = new Listing(stacks, others);
+  return listing.lookups(listing.holding(known).values(), known);
 }
 
 /**
@@ -78,6 +227,7 @@ function mayHideMembers(stacks: readonly Stack[]): string[] {
  */
 export function unlistedMemberSearchOf(session: Session): UnlistedMemberSearch {
   const { http } = session;
+  const assets = assetsOf(session);
   const stackReads = stacksOf(session);
   /**
    * The stacks of a cache whose cover, in the trash or hidden now, is one no longer (a cover
@@ -99,49 +249,86 @@ export function unlistedMemberSearchOf(session: Session): UnlistedMemberSearch {
   return {
     async findUnlistedMembers(cached, options = {}) {
       const { id: userId } = await session.me();
-      const unlisted = new Map<string, { name: string; trashed: boolean }>();
+      const unlisted = new Map<string, Found>();
       for (const body of [...TRASH_SEARCHES, HIDDEN_SEARCH]) {
         for (const [id, record] of await stackedIn(http, body, { userId })) {
           const name = typeof record.originalFileName === "string" ? record.originalFileName : id;
-          unlisted.set(id, { name, trashed: record.isTrashed === true });
+          unlisted.set(id, {
+            name,
+            trashed: record.isTrashed === true,
+            updatedAt: timeMs(record.updatedAt),
+          });
         }
       }
       const refreshed = options.cachedCovers ? await staleCovers(cached, unlisted) : [];
       const stacks = refreshed.length === 0
         ? cached
         : cached.map((stack) => refreshed.find((fresh) => fresh.id === stack.id) ?? stack);
-      const byPrimary = new Map(stacks.map((stack) => [stack.primaryAssetId, stack.id]));
-      const lookups = [...unlisted.keys()].filter((id) => !byPrimary.has(id));
-      if (lookups.length > MAX_UNLISTED_LOOKUPS) {
-        throw new PermanentError(
-          `Cannot find the stacks of ${lookups.length} trashed or hidden assets that are in ` +
-            `stacks, more than ${MAX_UNLISTED_LOOKUPS}: empty the trash or restore them`,
-          {
-            method: "GET",
-            path: "/assets/{id}",
-            status: 200,
-            serverMessage: `${lookups.length} lookups`,
-            attempt: 1,
-          },
-        );
+      const listing = new Listing(stacks, options.others ?? []);
+      const byPrimary = new Map(listing.all.map((stack) => [stack.primaryAssetId, stack.id]));
+      const held = listing.holding(options.known);
+      const answers = new Map<string, LookedUpStack>();
+      const pending: string[] = [];
+      for (const [id, { updatedAt }] of unlisted) {
+        if (byPrimary.has(id)) continue;
+        const answer = held.get(id);
+        if (answer !== undefined && answer.updatedAt === updatedAt) answers.set(id, answer);
+        else pending.push(id);
       }
-      const known = new Set(stacks.map((stack) => stack.id));
+      const unknown: string[] = [];
+      let failure: string | undefined;
+      let lookedUp = 0;
+      await forEachBounded(pending, LOOKUPS_IN_FLIGHT, async (id) => {
+        // After a failure the server is likely failing them all: no more waits for retries.
+        if (failure !== undefined) {
+          unknown.push(id);
+          return;
+        }
+        lookedUp++;
+        try {
+          const named = await assets.assetStack(id);
+          // Gone meanwhile (deleted for good): in no stack.
+          if (named === undefined) return;
+          const { updatedAt } = unlisted.get(id)!;
+          const { stackId } = named;
+          answers.set(id, { id, updatedAt, ...stackId === undefined ? {} : { stackId } });
+        } catch (error) {
+          if (!lookupFailed(error)) throw error;
+          failure ??= (error as Error).message;
+          unknown.push(id);
+        }
+      });
       const members: UnlistedMember[] = [];
       let unnamed = 0;
       for (const [id, { name, trashed }] of unlisted) {
-        const stackId = byPrimary.get(id) ??
-          (await http.request("GET", `/assets/${encodeURIComponent(id)}`, {
-            schema: assetStackSchema,
-          })).stack?.id;
-        if (stackId === undefined) unnamed++;
-        // A stack made after GET /stacks is not in the plan: nothing acts on it.
-        else if (known.has(stackId)) members.push({ id, originalFileName: name, stackId, trashed });
+        const stackId = byPrimary.get(id) ?? answers.get(id)?.stackId;
+        if (stackId !== undefined) {
+          // A stack made after GET /stacks is not in the plan: nothing acts on it.
+          if (listing.byId.has(stackId)) {
+            members.push({ id, originalFileName: name, stackId, trashed });
+          }
+        } else if (answers.has(id)) unnamed++;
       }
       return {
         members,
-        unseenStackIds: unnamed === 0 ? [] : mayHideMembers(stacks),
+        unseenStackIds: unnamed === 0
+          ? []
+          : listing.all.filter(mayHideMembers).map((stack) => stack.id),
+        ...failure === undefined ? {} : { unknown: { count: unknown.length, error: failure } },
+        lookups: listing.lookups(answers.values(), options.known),
+        lookedUp,
         refreshed,
       };
     },
   };
+}
+
+/**
+ * Whether a lookup's error leaves only that asset's stack unknown: the server failed it after
+ * its retries, or refused it for another reason than the key. A refused key, an answer of the
+ * wrong shape and the shutdown signal end the user's pass as any read does.
+ */
+function lookupFailed(error: unknown): boolean {
+  if (isAccessDenied(error) || error instanceof InvalidResponseError) return false;
+  return error instanceof TransientError || error instanceof PermanentError;
 }

@@ -12,13 +12,9 @@ import type { UnlistedMemberSearch } from "../api/unlisted_members.ts";
 import type { Settings } from "../config.ts";
 import type { Outcome, Plan, Stack } from "../model.ts";
 import type { GroundRules } from "../reconcile/ground.ts";
-import {
-  actsOnStackMembers,
-  type PlanGroup,
-  type PlanOptions,
-  planStacks,
-} from "../reconcile/plan.ts";
-import { findUnlisted, passSucceeded, type UserReport } from "../run.ts";
+import { type PlanGroup, type PlanOptions, planStacks } from "../reconcile/plan.ts";
+import { planWithUnlisted } from "../reconcile/unlisted.ts";
+import { passSucceeded, type UserReport } from "../run.ts";
 import { displayUrl } from "../shown_url.ts";
 import { delay } from "../api/delay.ts";
 import { cacheFilesOf } from "../state/cache.ts";
@@ -94,22 +90,26 @@ export async function planTargets(
     const { fileNames: _names, ...plain } = base;
     return { ...plain, ...more };
   };
-  const plan = planStacks(stacks, groups, base);
-  if (!actsOnStackMembers(plan)) return { plan, ground: rules({}), inTrash };
   const sets = { fileNames: options.fileNames, notFetched: new Set<string>(), trashed };
-  const found = await findUnlisted(client, stacks, sets, log);
-  if (found === undefined) return { plan, ground: rules({}), inTrash };
-  // A wanted member is judged by the target, not kept where it is as one the pass never read.
-  for (const id of wanted) sets.notFetched.delete(id);
+  const found = await planWithUnlisted(client, planStacks(stacks, groups, base), {
+    stacks,
+    sets,
+    plan: (listed, extra) => {
+      // A wanted member is judged by the target, not kept where it is as one the pass never read.
+      for (const id of wanted) sets.notFetched.delete(id);
+      return planStacks(listed, groups, { ...base, notFetched: sets.notFetched, ...extra });
+    },
+    log,
+  });
+  if (found.stacks === stacks) return { plan: found.plan, ground: rules({}), inTrash };
   const unlisted = new Set(
     found.stacks.flatMap((stack, i) => stack.assetIds.slice(stacks[i].assetIds.length)),
   );
-  const more = { notFetched: sets.notFetched, ...found.options };
-  return {
-    plan: planStacks(found.stacks, groups, { ...base, ...more }),
-    ground: rules({ ...more, unlisted }),
-    inTrash,
+  const more = {
+    notFetched: sets.notFetched,
+    ...found.unseenMembers === undefined ? {} : { unseenMembers: found.unseenMembers },
   };
+  return { plan: found.plan, ground: rules({ ...more, unlisted }), inTrash };
 }
 
 /**

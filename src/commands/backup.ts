@@ -15,7 +15,7 @@ import { keyPermissionsOf, neededPermissions } from "../api/permissions.ts";
 import { stacksOf } from "../api/stacks.ts";
 import { unlistedMemberSearchOf } from "../api/unlisted_members.ts";
 import { backupText, type BackupUser, sortStacks, writeBackupFile } from "../state/backup.ts";
-import { findUnlisted } from "../run.ts";
+import { withUnlisted } from "../reconcile/unlisted.ts";
 import { recordStack } from "../state/journal.ts";
 import { sessionOf } from "./_client.ts";
 import { type Command, stateFolderOf } from "./command.ts";
@@ -45,13 +45,8 @@ export const backupCommand: Command = async (context) => {
         const listed = await stacksOf(client).listStacks({ fileNames });
         // Members GET /stacks does not list (in the trash, hidden) belong to their stack too.
         const marks = { fileNames, notFetched: new Set<string>(), trashed: new Set<string>() };
-        const found = await findUnlisted(
-          unlistedMemberSearchOf(client),
-          listed,
-          marks,
-          logger.with({ user }),
-        );
-        const stacks = found?.stacks ?? listed;
+        const search = unlistedMemberSearchOf(client);
+        const stacks = await withUnlisted(search, listed, marks, logger.with({ user }));
         const unlisted = new Set([...marks.trashed, ...marks.notFetched]);
         users.push({
           id: me.id,

@@ -21,7 +21,9 @@ export interface PlanEntries {
   /**
    * Stacks whose plan used what the search of the trash and of hidden assets found (members
    * Immich does not list, stacks that may hide one): that can change with no listed member
-   * changing, so the next incremental pass plans them again.
+   * changing, so the next incremental pass that finds something changed plans them again. One
+   * that finds nothing changed reuses the plan: such a change moves some asset's `updatedAt`
+   * (but a member deleted for good, which only a full pass sees).
    */
   readonly volatile: readonly string[];
 }

@@ -11,6 +11,7 @@
 import type { Logger } from "@logtape/logtape";
 import type { ImmichClient } from "../api/immich.ts";
 import type { SearchFilter } from "../api/search.ts";
+import type { UnlistedLookups } from "../api/unlisted_members.ts";
 import { decidePass, type Decision } from "../incremental/decide.ts";
 import type { User } from "../model.ts";
 import {
@@ -22,6 +23,7 @@ import {
   writeCacheHeader,
 } from "../state/cache.ts";
 import { CacheLoss } from "../state/cache_recorder.ts";
+import { UnlistedFile } from "../state/cache_unlisted.ts";
 import { fullRead } from "./full.ts";
 import { incrementalRead } from "./incremental.ts";
 import { type PassInput, PassMemory, type Reading, type ReadingOptions } from "./input.ts";
@@ -75,9 +77,36 @@ export async function readPassInput(
     await writeCacheHeader(files, { ...decision.header, unfinished: STOPPED })
       .catch((error) => reading.loss?.note(error));
   }
-  if (decision.kind === "full") return await fullRead(reading, decision.reason);
-  const read = await incrementalRead(reading, decision.since, decision.header);
-  return typeof read === "string" ? await fullRead(reading, read) : read;
+  const read = decision.kind === "full"
+    ? decision.reason
+    : await incrementalRead(reading, decision.since, decision.header);
+  const input = typeof read === "string" ? await fullRead(reading, read) : read;
+  const { header } = decision;
+  if ("reused" in input || files === undefined || header?.sums.unlisted === undefined) {
+    return input;
+  }
+  return { ...input, known: lastLookups(files, header, log) };
+}
+
+/**
+ * The stacks of trashed and hidden members as the last pass looked them up, read once when
+ * first asked for. A file that cannot be read only costs the lookups again.
+ */
+function lastLookups(
+  files: CacheFiles,
+  header: CacheHeader,
+  log: Logger,
+): () => Promise<UnlistedLookups | undefined> {
+  let read: Promise<UnlistedLookups | undefined> | undefined;
+  return () =>
+    read ??= new UnlistedFile(files, header.generation).read(header.sums.unlisted!).catch(
+      (error) => {
+        log.debug("Looking up the stacks of trashed and hidden members again: {error}", {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return undefined;
+      },
+    );
 }
 
 /** Why the last pass did not finish, as long as a pass has not ended well. */

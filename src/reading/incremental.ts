@@ -120,10 +120,10 @@ export async function incrementalRead(
     sinceText: new Date(header.watermark).toISOString(),
   };
   const expected = header.counts.map((count, i) => count + header.offsets[i]);
-  if (
-    header.steady && stored.entries.volatile.length === 0 &&
-    countMismatch(serverCounts, expected) === undefined
-  ) {
+  // Stacks planned with trashed or hidden members (volatile) do not stop it: such a member, or
+  // the stack Immich would name for it, changes only with some asset's updatedAt, which the
+  // search sees (docs/incremental.md, "What only a full pass sees").
+  if (header.steady && countMismatch(serverCounts, expected) === undefined) {
     const reused = reusePlan(reading, header, stored, changes, window);
     if (reused !== undefined) return reused;
   }

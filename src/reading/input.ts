@@ -10,6 +10,7 @@ import type { Logger } from "@logtape/logtape";
 import { literal } from "../log.ts";
 import type { ImmichClient } from "../api/immich.ts";
 import type { SearchFilter } from "../api/search.ts";
+import type { UnlistedLookups } from "../api/unlisted_members.ts";
 import { compare, type GroupingResult } from "../grouping/group.ts";
 import type { PlanEntries } from "../incremental/entries.ts";
 import type { Asset, Group, Plan, SkippedAsset, Stack, User } from "../model.ts";
@@ -89,6 +90,11 @@ export type PassInput =
     readonly cache?: PassCache;
     /** For an incremental pass: the rest of the library. */
     readonly rest?: Rest;
+    /**
+     * The stacks of trashed and hidden members as the last pass looked them up (the cache's),
+     * read when first asked for; undefined when there are none or they cannot be read.
+     */
+    readonly known?: () => Promise<UnlistedLookups | undefined>;
   }
   | {
     readonly kind: "incremental";

@@ -2,14 +2,15 @@
  * The cache of incremental passes, in `STATE_DIR/cache/`: per server, user and settings, the
  * library as the last pass left it (docs/state.md, "The cache"; docs/incremental.md). This
  * module names the files and keeps the header; `cache_body.ts` (with `cache_full_body.ts` and
- * `cache_library.ts`), `cache_delta.ts` and `cache_plan.ts` keep the other files, and
- * `cache_recorder.ts` records a pass in them.
+ * `cache_library.ts`), `cache_delta.ts`, `cache_plan.ts` and `cache_unlisted.ts` keep the other
+ * files, and `cache_recorder.ts` records a pass in them.
  *
  * ```text
  * cache/<key>.json               the header: what the cache is, the last pass, its files
  * cache/<key>.<gen>.body         the library as the pass planned from it (text, one line each)
  * cache/<key>.<gen>.delta        the pass's writes, as the server answered them (JSON lines)
  * cache/<key>.<gen>.plan         the plan's entries that are no action, kept by the next pass
+ * cache/<key>.<gen>.unlisted     the stacks of trashed and hidden members, as looked up
  * ```
  *
  * `<key>` is `<server hash>-<user id>-<settings hash>`. A pass writes the body before its first
@@ -25,6 +26,7 @@ import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { z } from "zod";
 import { type FileSum, fileSumSchema } from "./_checksum.ts";
+import type { Sectioned } from "./_cache_text.ts";
 import { compare } from "../grouping/group.ts";
 import { type Digest, DigestBuilder } from "../incremental/library.ts";
 import { FOLDER_MODE, openPrivate } from "../private_files.ts";
@@ -33,7 +35,19 @@ import { writeAll } from "../write_all.ts";
 /** The format name of cache headers. */
 export const CACHE_FORMAT = "stacksync-cache";
 /** The cache version this stacksync writes and reads; another one is rebuilt by a full pass. */
-export const CACHE_VERSION = 3;
+export const CACHE_VERSION = 4;
+
+/**
+ * The first line and sections of one of the cache's text files: a file of another version is
+ * refused, as a header of another version is.
+ *
+ * @param name What the file is: `body`, `plan`, ….
+ * @param sections Its sections, `#end` last.
+ * @returns The file's format.
+ */
+export function cacheText<S extends string>(name: string, sections: readonly S[]): Sectioned<S> {
+  return { magic: `${CACHE_FORMAT}-${name} ${CACHE_VERSION}`, sections, kind: name };
+}
 
 /** How many caches of other settings to keep per server and user (switching back is cheap). */
 const KEEP_OTHER_SETTINGS = 2;
@@ -82,6 +96,7 @@ export interface CacheHeader {
     readonly body?: FileSum;
     readonly delta?: FileSum;
     readonly plan?: FileSum;
+    readonly unlisted?: FileSum;
   };
 }
 
@@ -111,6 +126,7 @@ const headerSchema = z.object({
     body: fileSumSchema.optional(),
     delta: fileSumSchema.optional(),
     plan: fileSumSchema.optional(),
+    unlisted: fileSumSchema.optional(),
   }),
   checksum: z.number(),
 });
@@ -171,7 +187,7 @@ function headerPath(files: CacheFiles, key = files.key): string {
 export function cacheFilePath(
   files: CacheFiles,
   generation: string,
-  kind: "body" | "delta" | "plan",
+  kind: "body" | "delta" | "plan" | "unlisted",
 ): string {
   return join(files.dir, `${files.key}.${generation}.${kind}`);
 }

@@ -17,31 +17,15 @@ import {
 } from "../incremental/library.ts";
 import { writeAll } from "../write_all.ts";
 import { FOLDER_MODE, openPrivate } from "../private_files.ts";
-import {
-  CACHE_FORMAT,
-  CACHE_VERSION,
-  cacheFilePath,
-  type CacheFiles,
-  type CacheHeader,
-} from "./cache.ts";
+import { cacheFilePath, type CacheFiles, type CacheHeader, cacheText } from "./cache.ts";
 import { type FileSum, Summer } from "./_checksum.ts";
-import {
-  escapeText,
-  NEWLINE,
-  scanSections,
-  scanSectionsSync,
-  type Sectioned,
-} from "./_cache_text.ts";
+import { escapeText, NEWLINE, scanSections, scanSectionsSync } from "./_cache_text.ts";
 
 const SECTIONS = ["#assets", "#others", "#stacks", "#groups", "#seen", "#end"] as const;
 /** The sections of a body, in order. */
 export type Section = typeof SECTIONS[number];
 
-const BODY: Sectioned<Section> = {
-  magic: `${CACHE_FORMAT}-body ${CACHE_VERSION}`,
-  sections: SECTIONS,
-  kind: "body",
-};
+const BODY = cacheText("body", SECTIONS);
 /** The line of a row whose asset left the searches (its number stays taken). */
 export const REMOVED_LINE = "-";
 

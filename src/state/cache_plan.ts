@@ -7,11 +7,11 @@
  */
 import type { InSyncStack, NeedsReplace } from "../model.ts";
 import type { Placed, PlanEntries } from "../incremental/entries.ts";
-import { FOLDER_MODE, openPrivate } from "../private_files.ts";
-import { type FileSum, Summer } from "./_checksum.ts";
-import { ChunkedText, exists } from "./_files.ts";
-import { CACHE_FORMAT, CACHE_VERSION, cacheFilePath, type CacheFiles } from "./cache.ts";
-import { decoder, scanSections, type Sectioned } from "./_cache_text.ts";
+import { FOLDER_MODE } from "../private_files.ts";
+import type { FileSum } from "./_checksum.ts";
+import { exists } from "./_files.ts";
+import { cacheFilePath, type CacheFiles, cacheText } from "./cache.ts";
+import { decoder, scanSections, writeLines } from "./_cache_text.ts";
 
 /** What a pass planned that is no action, for the next pass to keep where nothing changed. */
 export interface StoredPlan {
@@ -22,11 +22,7 @@ export interface StoredPlan {
 const PLAN_SECTIONS = ["#plan", "#needs-replace", "#in-sync", "#end"] as const;
 /** The most entries on a line of the plan file. */
 const PLAN_LINE = 100;
-const PLAN: Sectioned<typeof PLAN_SECTIONS[number]> = {
-  magic: `${CACHE_FORMAT}-plan ${CACHE_VERSION}`,
-  sections: PLAN_SECTIONS,
-  kind: "plan",
-};
+const PLAN = cacheText("plan", PLAN_SECTIONS);
 
 /**
  * Writes the plan file of a generation, in pieces of about 64 KB: `#plan` then one JSON line of
@@ -47,36 +43,22 @@ export async function writeStoredPlan(
   plan: StoredPlan,
 ): Promise<FileSum> {
   await Deno.mkdir(files.dir, { recursive: true, mode: FOLDER_MODE });
-  const path = cacheFilePath(files, generation, "plan");
-  const file = await openPrivate(`${path}.tmp`);
-  const sum = new Summer();
-  try {
-    const text = new ChunkedText(() => file, sum);
-    const put = (line: string) => text.put(`${line}\n`);
-    const lines = <T>(entries: readonly T[], form: (entry: T) => unknown) => {
-      for (let at = 0; at < entries.length; at += PLAN_LINE) {
-        put(JSON.stringify(entries.slice(at, at + PLAN_LINE).map(form)));
-      }
-    };
-    const { inSync, needsReplace, volatile } = plan.entries;
-    put(PLAN.magic);
-    put("#plan");
-    put(JSON.stringify({ skippedAssets: plan.skippedAssets, volatile }));
-    put("#needs-replace");
-    lines(needsReplace, (entry) => entry);
-    put("#in-sync");
-    lines(
+  const { inSync, needsReplace, volatile } = plan.entries;
+  return await writeLines(cacheFilePath(files, generation, "plan"), (lines) => {
+    lines.line(PLAN.magic);
+    lines.line("#plan");
+    lines.line(JSON.stringify({ skippedAssets: plan.skippedAssets, volatile }));
+    lines.line("#needs-replace");
+    lines.entries(needsReplace, PLAN_LINE, (entry) => entry);
+    lines.line("#in-sync");
+    lines.entries(
       inSync,
+      PLAN_LINE,
       ({ stackId, groupKey, key, first }) =>
         key === groupKey ? [stackId, groupKey, first] : [stackId, groupKey, first, key],
     );
-    put("#end");
-    text.flush();
-  } finally {
-    file.close();
-  }
-  await Deno.rename(`${path}.tmp`, path);
-  return sum.sum;
+    lines.line("#end");
+  });
 }
 
 /**

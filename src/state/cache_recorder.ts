@@ -7,6 +7,7 @@
  */
 import type { Logger } from "@logtape/logtape";
 import type { AnsweredStack } from "../api/stacks.ts";
+import type { UnlistedLookups } from "../api/unlisted_members.ts";
 import type { PlanEntries } from "../incremental/entries.ts";
 import type { Action, Outcome, Plan, Stack } from "../model.ts";
 import type { AnsweringStackWriter } from "./journal.ts";
@@ -22,6 +23,7 @@ import {
 import { type BodyRows, writeFullBody } from "./cache_full_body.ts";
 import { DeltaWriter } from "./cache_delta.ts";
 import { writeStoredPlan } from "./cache_plan.ts";
+import { UnlistedFile } from "./cache_unlisted.ts";
 
 /** The end of a pass, as the cache records it. */
 export interface PassEnd {
@@ -42,10 +44,11 @@ export interface PassCache {
    */
   reread(stackId: string, stack: Stack | undefined): Promise<void>;
   /**
-   * Keeps the plan's entries (where nothing changes, the next pass plans the same), and writes
-   * a full pass's library if the next pass can use it.
+   * Keeps the plan's entries (where nothing changes, the next pass plans the same) and the
+   * stacks of trashed and hidden members as looked up (the next pass looks up only those that
+   * moved), and writes a full pass's library if the next pass can use it.
    */
-  planned(entries: PlanEntries, plan: Plan): Promise<void>;
+  planned(entries: PlanEntries, plan: Plan, lookups?: UnlistedLookups): Promise<void>;
   /** Records how the pass ended; the next pass reads from here. */
   finish(end: PassEnd): Promise<void>;
 }
@@ -64,7 +67,7 @@ export function leavingUndone(cache: PassCache, why: string): PassCache {
   return {
     writes: (writer) => cache.writes(writer),
     reread: (stackId, stack) => cache.reread(stackId, stack),
-    planned: (entries, plan) => cache.planned(entries, plan),
+    planned: (entries, plan, lookups) => cache.planned(entries, plan, lookups),
     finish: (end) => cache.finish({ ...end, unfinished: end.unfinished ?? why }),
   };
 }
@@ -228,6 +231,7 @@ export class CacheRecorder implements PassCache {
   #kept: boolean;
   #delta: DeltaWriter | undefined;
   #entries: PlanEntries | undefined;
+  #lookups: UnlistedLookups | undefined;
 
   /**
    * @param recording The cache and who it is for.
@@ -294,8 +298,9 @@ export class CacheRecorder implements PassCache {
     await this.#record(stack === undefined ? { op: "delete", stackId } : { op: "update", stack });
   }
 
-  async planned(entries: PlanEntries, plan: Plan): Promise<void> {
+  async planned(entries: PlanEntries, plan: Plan, lookups?: UnlistedLookups): Promise<void> {
     this.#entries = entries;
+    this.#lookups = lookups;
     if (this.#body === undefined) return;
     // Writes that move more assets than INCREMENTAL_MAX_CHANGES make the next pass full
     // (decidePass): a body it would not read costs a first run time for nothing.
@@ -349,6 +354,11 @@ export class CacheRecorder implements PassCache {
           skippedAssets: this.#planned.skippedAssets,
         });
         sums = { ...sums, plan };
+      }
+      // Answers hold whatever the pass's end: kept even when the next pass is full.
+      if (this.#lookups !== undefined && !loss.lost) {
+        const file = new UnlistedFile(files, this.#planned.generation);
+        sums = { ...sums, unlisted: await file.write(this.#lookups) };
       }
       await writeCacheHeader(files, this.#header(end, { sums, unfinished }));
       if (!loss.lost) await pruneCache(files, this.#planned.generation);
