@@ -4,7 +4,9 @@
  * bookkeeping beyond the machine itself.
  *
  * Usage: `deno run --allow-net=127.0.0.1 scripts/_bench_server.ts --assets N --seed S [--stacks]
- * [--partners]`
+ * [--partners] [--stacked-trash <share>] [--without-archive]`, or `… --scenes N --edits E --seed S`
+ * for the small library of {@linkcode generateScenes}. The stacks with a trashed member of
+ * `--stacked-trash` are loaded with or without `--stacks`.
  *
  * It prints one JSON line `{"url", "users": [{id, name, key}], "assets", "stacks"}` on stdout once
  * the library is loaded, then answers commands read line by line from stdin, one JSON line each:
@@ -21,6 +23,8 @@
  *   does for very large libraries, or works again;
  * - `latency <ms>`: holds back the answer of every write route by that much (0: none), answers
  *   `{"latency": <ms>}`;
+ * - `save`: keeps the library as it is now; `reset`: puts back what `save` kept (stacks, trash,
+ *   clock), answering like `stacks`;
  * - `digest`: a SHA-256 of the first user's stacks as `primary: sorted members` lines, sorted, so
  *   that two runs can be told to end with the same stacks whatever their ids;
  * - `quit` (or end of input): closes the server and exits.
@@ -31,11 +35,12 @@ import { parseArgs } from "node:util";
 import {
   type ImmichServer,
   type RecordedRequest,
+  type ServerSnapshot,
   startImmichServer,
   writeLatency,
 } from "../tests/immich_server.ts";
 import { seededRandom } from "../tests/_random.ts";
-import { generateLibrary, loadLibrary } from "./gen_library.ts";
+import { generateLibrary, generateScenes, loadLibrary } from "./gen_library.ts";
 
 const UUID_SEGMENT = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=\/|$)/gi;
 
@@ -72,14 +77,23 @@ async function main(): Promise<void> {
       seed: { type: "string", default: "1" },
       stacks: { type: "boolean", default: false },
       partners: { type: "boolean", default: false },
+      "stacked-trash": { type: "string", default: "0" },
+      "without-archive": { type: "boolean", default: false },
+      scenes: { type: "string" },
+      edits: { type: "string", default: "0" },
     },
   });
-  const assets = Number(values.assets);
-  const library = generateLibrary({
-    seed: Number(values.seed),
-    assets,
-    partners: values.partners,
-  });
+  const seed = Number(values.seed);
+  const library = values.scenes === undefined
+    ? generateLibrary({
+      seed,
+      assets: Number(values.assets),
+      partners: values.partners,
+      stackedTrash: Number(values["stacked-trash"]),
+      archive: !values["without-archive"],
+    })
+    : generateScenes({ seed, scenes: Number(values.scenes), edits: Number(values.edits) });
+  const assets = library.users[0].assets.length;
   const users = values.stacks
     ? library.users
     : library.users.map((user) => ({ ...user, stacks: [] }));
@@ -90,6 +104,7 @@ async function main(): Promise<void> {
   write({ url: server.url, users: loaded.users, assets, stacks: stackCount() });
 
   let changes = 0;
+  let saved: ServerSnapshot | undefined;
   const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream());
   let pending = "";
   for await (const chunk of lines) {
@@ -118,6 +133,12 @@ async function main(): Promise<void> {
         write(countByEndpoint(server.requests));
         server.clearRequests();
       } else if (command === "stacks") {
+        write(stackCount());
+      } else if (command === "save") {
+        saved = server.snapshot();
+        write(stackCount());
+      } else if (command === "reset" && saved !== undefined) {
+        server.restore(saved);
         write(stackCount());
       } else if (command === "unstack") {
         const [first] = loaded.users;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { judge, renderBenchmarks, runBench } from "../scripts/bench.ts";
 import { benchPage } from "../scripts/_bench_page.ts";
-import { generateLibrary, loadLibrary } from "../scripts/gen_library.ts";
+import { generateLibrary, generateScenes, loadLibrary } from "../scripts/gen_library.ts";
 import { startImmichServer } from "./immich_server.ts";
 
 Deno.test("generateLibrary() is deterministic and sized as asked", () => {
@@ -71,6 +71,55 @@ Deno.test("generateLibrary() with partners shares each library with another user
     (await response.json()).assets.items.map((item: { ownerId: string }) => item.ownerId),
   );
   assert.deepEqual(owners, new Set([users[0].id, users[1].id]));
+});
+
+Deno.test("generateLibrary() trashes members of stacks and leaves out the archive as asked", async () => {
+  const plain = generateLibrary({ seed: 5, assets: 3000 });
+  const library = generateLibrary({ seed: 5, assets: 3000, stackedTrash: 0.01, archive: false });
+  const [user] = library.users;
+  assert.deepEqual(plain.users[0].stackedTrash, []);
+  assert.equal(user.stackedTrash!.length, 30);
+  // The same assets, ids and trash but for the archive, which stays on the timeline.
+  assert.deepEqual(
+    user.assets.map((asset) => [asset.id, asset.isTrashed ?? false]),
+    plain.users[0].assets.map((asset) => [asset.id, asset.isTrashed ?? false]),
+  );
+  assert.ok(plain.users[0].assets.some((asset) => asset.visibility === "archive"));
+  assert.ok(user.assets.every((asset) => asset.visibility !== "archive"));
+  const handMade = new Set(user.stacks.flat());
+  for (const { stack, trashed } of user.stackedTrash!) {
+    assert.ok(stack.indexOf(trashed) > 0, "a member other than the primary");
+    assert.ok(stack.every((id) => !handMade.has(id)), "no pre-existing stack's asset");
+  }
+  await using server = await startImmichServer();
+  const { users } = loadLibrary(server, { users: [{ ...user, stacks: [] }] });
+  const stacks = server.stacks(users[0].id);
+  assert.equal(stacks.length, 30);
+  for (const { stack, trashed } of user.stackedTrash!) {
+    assert.equal(server.assetState(trashed).isTrashed, true);
+    const held = stacks.find((s) => s.primaryAssetId === stack[0]);
+    assert.deepEqual(held?.assetIds, stack);
+  }
+});
+
+Deno.test("generateScenes() makes RAW+JPEG scenes, some with an edit, one group each", () => {
+  const { users } = generateScenes({ seed: 2, scenes: 400, edits: 80 });
+  assert.deepEqual(generateScenes({ seed: 2, scenes: 400, edits: 80 }).users, users);
+  const names = users[0].assets.map((asset) => asset.originalFileName);
+  assert.equal(names.length, 880);
+  const shots = new Map<string, string[]>();
+  for (const name of names) {
+    const shot = name.replace(/(~2)?\.[^.]+$/, "");
+    shots.set(shot, [...(shots.get(shot) ?? []), name]);
+  }
+  assert.equal(shots.size, 400);
+  const sizes = [...shots.values()].map((files) => files.length);
+  assert.deepEqual([sizes.filter((n) => n === 2).length, sizes.filter((n) => n === 3).length], [
+    320,
+    80,
+  ]);
+  assert.ok(names.some((name) => name.endsWith(".CR3")) && names.some((n) => n.endsWith(".ARW")));
+  assert.throws(() => generateScenes({ seed: 2, scenes: 4, edits: 5 }), RangeError);
 });
 
 Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", async () => {
