@@ -404,6 +404,9 @@ function requestsText(requests: Readonly<Record<string, number>>): string {
     .join("<br>");
 }
 
+/** The review page's figures, or why Chromium could not measure them. */
+export type PageFigures = PageBench | { readonly failure: string };
+
 /** Derived figures that the targets are judged on. */
 export interface Verdicts {
   readonly lines: readonly string[];
@@ -419,12 +422,12 @@ function find(results: readonly BenchResult[], size: number, scenario: Scenario)
  * writes; docs/architecture.md, "Performance"), and the growth from the smallest to the largest.
  *
  * @param results From {@linkcode runBench}.
- * @param options The review page's figures, from {@linkcode benchPage}.
+ * @param options The review page's figures, from {@linkcode benchPage}, or why they are missing.
  * @returns One line per target, saying met or missed with the measured figure.
  */
 export function judge(
   results: readonly BenchResult[],
-  options: { readonly page?: PageBench } = {},
+  options: { readonly page?: PageFigures } = {},
 ): Verdicts {
   const sizes = [...new Set(results.map((r) => r.size))].sort((a, b) => a - b);
   const big = sizes[sizes.length - 1];
@@ -580,7 +583,12 @@ export function judge(
         "pictures and the page",
     );
   }
-  if (options.page !== undefined) {
+  if (options.page !== undefined && "failure" in options.page) {
+    lines.push(
+      "Review page opens and shows its last card in Chromium < 3 s: not measured: " +
+        `${options.page.failure} — **missed**`,
+    );
+  } else if (options.page !== undefined) {
     const { actions, openMs, scrollMs, bytes, cardsInDocument } = options.page;
     lines.push(
       `Review page of ${fmt(actions)} actions opens and shows its last card in Chromium < 3 s: ` +
@@ -650,7 +658,7 @@ export function renderBenchmarks(
     readonly command: string;
     readonly date: string;
     /** The review page's figures. */
-    readonly page?: PageBench;
+    readonly page?: PageFigures;
     /** The side-by-side scenarios with immich-stack, from {@linkcode runVersus}. */
     readonly versus?: { readonly rows: readonly VersusRow[]; readonly setup: VersusSetup };
   },
@@ -687,7 +695,7 @@ export function renderBenchmarks(
 function ownSections(
   results: readonly BenchResult[],
   rows: readonly string[],
-  page: PageBench | undefined,
+  page: PageFigures | undefined,
 ): string[] {
   return [
     "## Targets",
@@ -799,9 +807,16 @@ function benchCommand(args: readonly string[]): BenchCommand | "help" {
   };
 }
 
-/** The review page's figures, measured in Chromium. */
-async function pageFigures(): Promise<PageBench> {
-  const page = await benchPage({ actions: 50_000, pictures: 5000 });
+/** The review page's figures, measured in Chromium, or why they could not be. */
+async function pageFigures(): Promise<PageFigures> {
+  let page: PageBench;
+  try {
+    page = await benchPage({ actions: 50_000, pictures: 5000 });
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error);
+    console.error(`bench: review page not measured: ${failure}`);
+    return { failure };
+  }
   console.error(
     `bench: review page of ${page.actions} actions: ${Math.round(page.openMs)} ms open, ` +
       `${Math.round(page.scrollMs)} ms to the last card`,
