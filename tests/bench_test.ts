@@ -275,6 +275,17 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
   );
 });
 
+Deno.test("judge() misses the review page's target with the reason Chromium gave", () => {
+  const { lines } = judge([], { page: { failure: "Cannot start the browser" } });
+  assert.ok(
+    lines.includes(
+      "Review page opens and shows its last card in Chromium < 3 s: not measured: Cannot start " +
+        "the browser — **missed**",
+    ),
+    lines.join("\n"),
+  );
+});
+
 /** A row of {@linkcode judgeVersus}'s input with every figure given. */
 function versusRow(row: Partial<VersusRow> & Pick<VersusRow, "library" | "scenario">): VersusRow {
   return {
