@@ -276,7 +276,19 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
 });
 
 Deno.test("judge() misses the review page's target with the reason Chromium gave", () => {
-  const { lines } = judge([], { page: { failure: "Cannot start the browser" } });
+  const dry = {
+    size: 1000,
+    scenario: "dry run" as const,
+    wallMs: 300,
+    cpuMs: 200,
+    peakRssMiB: 60,
+    exitCode: 0,
+    requests: {},
+    writes: 0,
+    stacksAfter: 0,
+    computeMs: 20,
+  };
+  const { lines } = judge([dry], { page: { failure: "Cannot start the browser" } });
   assert.ok(
     lines.includes(
       "Review page opens and shows its last card in Chromium < 3 s: not measured: Cannot start " +
