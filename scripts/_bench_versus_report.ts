@@ -166,7 +166,11 @@ function largeTargets(rows: readonly VersusRow[], library: VersusLibrary, label:
     lines.push(
       `The same stacks after each tool's first run, ${label}: stacksync ` +
         `${fmt(first.stacksAfter ?? 0)}, immich-stack ${fmt(isFirst.stacksAfter ?? 0)} stacks — ${
-          same ? "met: the same covers and members" : "**not the same**"
+          same
+            ? "met: the same covers and members"
+            : first.failure === undefined
+            ? "**not the same**"
+            : verdict(first, false)
         }`,
     );
   }
