@@ -150,6 +150,7 @@ export interface ServerProcess {
   ): Promise<unknown>;
   command(name: `latency ${number}`): Promise<{ latency: number }>;
   command(name: "digest"): Promise<{ digest: string }>;
+  command(name: "stack-hashes"): Promise<{ hashes: string[] }>;
   close(): Promise<void>;
 }
 

@@ -26,7 +26,8 @@
  * - `save`: keeps the library as it is now; `reset`: puts back what `save` kept (stacks, trash,
  *   clock), answering like `stacks`;
  * - `digest`: a SHA-256 of the first user's stacks as `primary: sorted members` lines, sorted, so
- *   that two runs can be told to end with the same stacks whatever their ids;
+ *   that two runs can be told to end with the same stacks whatever their ids; `stack-hashes`:
+ *   `{"hashes"}`, a 32-bit hash of each of those lines, to count the stacks two servers differ in;
  * - `quit` (or end of input): closes the server and exits.
  *
  * @module
@@ -158,10 +159,10 @@ async function main(): Promise<void> {
         const ms = Number(command.slice("latency ".length));
         server.setFaults(ms > 0 ? { routeLatencyMs: writeLatency(ms) } : {});
         write({ latency: ms });
+      } else if (command === "stack-hashes") {
+        write({ hashes: stackLines(server, loaded.users[0].id).map(fnv1a) });
       } else if (command === "digest") {
-        const lines = server.stacks(loaded.users[0].id).map((stack) =>
-          `${stack.primaryAssetId}: ${[...stack.assetIds].sort().join(",")}`
-        ).sort();
+        const lines = stackLines(server, loaded.users[0].id);
         const hash = await crypto.subtle.digest(
           "SHA-256",
           new TextEncoder().encode(lines.join("\n")),
@@ -174,6 +175,22 @@ async function main(): Promise<void> {
       }
     }
   }
+}
+
+/** A user's stacks as `primary: sorted members` lines, sorted. */
+function stackLines(server: ImmichServer, userId: string): string[] {
+  return server.stacks(userId).map((stack) =>
+    `${stack.primaryAssetId}: ${[...stack.assetIds].sort().join(",")}`
+  ).sort();
+}
+
+/** FNV-1a, 32 bits, as 8 hex digits: short enough to send 50 000 of. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }
 
 /**

@@ -57,6 +57,8 @@ export interface VersusRow extends Omit<Measurement, "output"> {
   readonly stacksAfter?: number;
   /** After a first run: a digest of the stacks (covers and members), equal for equal stacks. */
   readonly stacksDigest?: string;
+  /** On stacksync's first run: how many of the stacks it and immich-stack made differ. */
+  readonly stacksDiffer?: number;
   /** The kind of pass stacksync logged: `full` or `incremental`. */
   readonly pass?: string;
   /** For a run that exited with another status than 0: the line that says why. */
@@ -189,9 +191,14 @@ function contender(
       const { output, ...measured } = await measure(command, env, folder);
       const requests = server === undefined ? {} : await server.command("requests");
       const stacksAfter = server === undefined ? undefined : (await server.command("stacks"))[0];
-      const digest = options.digest && server !== undefined
-        ? (await server.command("digest")).digest
+      const compared = options.digest && server !== undefined
+        ? {
+          digest: (await server.command("digest")).digest,
+          hashes: (await server.command("stack-hashes")).hashes,
+        }
         : undefined;
+      const digest = compared?.digest;
+      const hashes = compared?.hashes;
       const pass = tool === "stacksync" ? PASS_LINE.exec(output)?.[1]?.toLowerCase() : undefined;
       const row: VersusRow = {
         library,
@@ -205,6 +212,7 @@ function contender(
         ...(pass === undefined ? {} : { pass }),
         ...(measured.exitCode === 0 ? {} : { failure: failureOf(output) }),
       };
+      if (hashes !== undefined) stackHashes.set(row, hashes);
       bench.progress(
         `bench: ${library}, ${scenario}, ${tool}: ${Math.round(row.wallMs)} ms wall, ` +
           `${Math.round(row.cpuMs)} ms CPU, ${row.peakRssMiB.toFixed(0)} MiB, ` +
@@ -213,6 +221,24 @@ function contender(
       return row;
     },
   };
+}
+
+/** The stacks' hashes after each first run (`stack-hashes`), kept off the rows. */
+const stackHashes = new WeakMap<VersusRow, readonly string[]>();
+
+/** stacksync's first run with how many of its stacks differ from immich-stack's first run's. */
+function withDifference(rows: readonly VersusRow[]): VersusRow[] {
+  const ours = rows.find((row) => row.tool === "stacksync");
+  const theirs = rows.find((row) => row.tool === "immich-stack");
+  const [a, b] = [ours && stackHashes.get(ours), theirs && stackHashes.get(theirs)];
+  if (a === undefined || b === undefined) return [...rows];
+  const [inA, inB] = [new Set(a), new Set(b)];
+  // A stack made otherwise is missing on one side and extra on the other: count it once.
+  const stacksDiffer = Math.max(
+    a.filter((hash) => !inB.has(hash)).length,
+    b.filter((hash) => !inA.has(hash)).length,
+  );
+  return rows.map((row) => (row === ours ? { ...row, stacksDiffer } : row));
 }
 
 /** The fastest run of each tool, a successful one before any failed one. */
@@ -274,7 +300,9 @@ async function largeLibrary(
     const contenders = toolsOf(bench).map((tool, i) => contender(bench, tool, library, started[i]));
     const hourLater = (c: Contender) => c.server!.command(`advance ${HOUR}`);
     return [
-      ...await alternately(contenders, repeat, "first run", (c) => c.reset(), { digest: true }),
+      ...withDifference(
+        await alternately(contenders, repeat, "first run", (c) => c.reset(), { digest: true }),
+      ),
       ...await alternately(contenders, repeat, "full pass", hourLater),
       ...await alternately(contenders, repeat, "nothing to change", hourLater),
     ];

@@ -162,11 +162,12 @@ function largeTargets(rows: readonly VersusRow[], library: VersusLibrary, label:
     );
   }
   if (first !== undefined && isFirst !== undefined) {
-    const same = first.stacksDigest === isFirst.stacksDigest;
+    const differ = first.stacksDiffer ?? (first.stacksDigest === isFirst.stacksDigest ? 0 : 1);
     lines.push(
       `The same stacks after each tool's first run, ${label}: stacksync ` +
-        `${fmt(first.stacksAfter ?? 0)}, immich-stack ${fmt(isFirst.stacksAfter ?? 0)} stacks — ${
-          same
+        `${fmt(first.stacksAfter ?? 0)}, immich-stack ${fmt(isFirst.stacksAfter ?? 0)} stacks, ` +
+        `${fmt(differ)} of them differ — ${
+          differ === 0
             ? "met: the same covers and members"
             : first.failure === undefined
             ? "**not the same**"

@@ -26,7 +26,8 @@
  *
  * With `stackedTrash`, some groups are stacked before any run and one member of each is then moved
  * to the trash, as happens when a stacked library is tidied: Immich keeps trashed assets (and
- * their place in the stack) for 30 days.
+ * their place in the stack) for 30 days. Half of those groups of three (an edit, the JPEG, the
+ * raw file) were stacked before their raw file was imported, so a pass grows them.
  *
  * Everything is derived from the seed: the same options give the same library, ids included.
  *
@@ -53,9 +54,10 @@ export interface LibraryOptions {
   readonly partners?: boolean;
   /**
    * The share of each user's assets that are members of a stack and in the trash: that many
-   * groups are stacked as the default promotion orders them, then one member of each other than
-   * the primary is trashed ({@linkcode GeneratedUser.stackedTrash}). Drawn from a generator of
-   * its own, so the rest of the library is the same as without.
+   * groups are stacked as the default promotion orders them (half of those of three without
+   * their last, raw, member), then one member of each other than the primary is trashed
+   * ({@linkcode GeneratedUser.stackedTrash}). Drawn from a generator of its own, so the rest of
+   * the library is the same as without.
    *
    * @default {0}
    */
@@ -573,10 +575,12 @@ function generateUser(
     else if (event.group.length >= 2 && event.assets.every(untidied)) unstacked.push(event.group);
   }
   const count = Math.round(options.stackedTrash * assetCount);
-  const stackedTrash = shuffled(unstacked, options.trashRng).slice(0, count).map((group) => ({
-    stack: group,
-    trashed: group[1 + Math.floor(options.trashRng() * (group.length - 1))],
-  }));
+  const stackedTrash = shuffled(unstacked, options.trashRng).slice(0, count).map((group) => {
+    // Half the groups of three stack without their raw file, imported after the stack was made.
+    const late = group.length >= 3 && options.trashRng() < 0.5;
+    const stack = late ? group.slice(0, -1) : group;
+    return { stack, trashed: stack[1 + Math.floor(options.trashRng() * (stack.length - 1))] };
+  });
   return { name, id, key, assets, stacks, stackedTrash, sharedWith };
 }
 
