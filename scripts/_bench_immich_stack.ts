@@ -23,6 +23,11 @@
  *   (`….PORTRAIT.jpg`) and its original (`….PORTRAIT.ORIGINAL.jpg`) get different covers;
  *   `original` in PARENT_FILENAME_PROMOTE decides that tie the same way in both.
  *
+ * One difference stays, by design, in the library with stacked members in the trash: a stack
+ * that must grow while one of its members is in the trash is made again by immich-stack (Immich
+ * then drops the trashed member), and left as it is by stacksync, which counts it as needing a
+ * replace.
+ *
  * @module
  */
 
