@@ -741,8 +741,8 @@ Options:
   --repeat <n>    Runs of each compared scenario per size; the fastest counts (default: 2)
   --versus-size <n>
                   Assets of the libraries measured side by side with immich-stack, without and
-                  with 1 % of them trashed in stacks (default: 200000); the small library (880
-                  files) and start-up run 5 times each
+                  with 1 % of them trashed in stacks (default: the largest of --sizes); the small
+                  library (880 files) and start-up run 2 × repeat + 1 times
   --only <part>   own: only stacksync's own scenarios and the review page; versus: only the
                   side-by-side scenarios (default: both)
   --write         Write the results to BENCHMARKS.md, keeping its notes below the marker
@@ -771,7 +771,7 @@ function benchCommand(args: readonly string[]): BenchCommand | "help" {
     sizes: { type: "string", default: "20000,200000" },
     seed: { type: "string", default: "1" },
     repeat: { type: "string", default: "2" },
-    "versus-size": { type: "string", default: "200000" },
+    "versus-size": { type: "string" },
     only: { type: "string" },
     write: { type: "boolean" },
     out: { type: "string" },
@@ -790,14 +790,17 @@ function benchCommand(args: readonly string[]): BenchCommand | "help" {
   };
   const [seed] = wholeNumbers("--seed", values.seed, 0);
   const [repeat] = wholeNumbers("--repeat", values.repeat, 1);
-  const [versusSize] = wholeNumbers("--versus-size", values["versus-size"], 1);
+  const sizes = wholeNumbers("--sizes", values.sizes, 1);
+  const [versusSize] = values["versus-size"] === undefined
+    ? [Math.max(...sizes)]
+    : wholeNumbers("--versus-size", values["versus-size"], 1);
   if (values.only !== undefined && values.only !== "own" && values.only !== "versus") {
     throw new RangeError(
       `Cannot run the bench as --only takes own or versus: current value is ${values.only}`,
     );
   }
   return {
-    sizes: wholeNumbers("--sizes", values.sizes, 1),
+    sizes,
     seed,
     repeat,
     versusSize,
@@ -840,6 +843,7 @@ async function versusFigures(
     ...setup,
     seed: command.seed,
     repeat: command.repeat,
+    quickRepeat: 2 * command.repeat + 1,
     immichStack: "path" in found ? found.path : undefined,
   });
   return { rows, setup };
