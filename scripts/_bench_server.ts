@@ -4,7 +4,9 @@
  * bookkeeping beyond the machine itself.
  *
  * Usage: `deno run --allow-net=127.0.0.1 scripts/_bench_server.ts --assets N --seed S [--stacks]
- * [--partners]`
+ * [--partners] [--stacked-trash <share>] [--without-archive]`, or `… --scenes N --edits E --seed S`
+ * for the small library of {@linkcode generateScenes}. The stacks with a trashed member of
+ * `--stacked-trash` are loaded with or without `--stacks`.
  *
  * It prints one JSON line `{"url", "users": [{id, name, key}], "assets", "stacks"}` on stdout once
  * the library is loaded, then answers commands read line by line from stdin, one JSON line each:
@@ -21,8 +23,11 @@
  *   does for very large libraries, or works again;
  * - `latency <ms>`: holds back the answer of every write route by that much (0: none), answers
  *   `{"latency": <ms>}`;
+ * - `save`: keeps the library as it is now; `reset`: puts back what `save` kept (stacks, trash,
+ *   clock), answering like `stacks`;
  * - `digest`: a SHA-256 of the first user's stacks as `primary: sorted members` lines, sorted, so
- *   that two runs can be told to end with the same stacks whatever their ids;
+ *   that two runs can be told to end with the same stacks whatever their ids; `stack-hashes`:
+ *   `{"hashes"}`, a 32-bit hash of each of those lines, to count the stacks two servers differ in;
  * - `quit` (or end of input): closes the server and exits.
  *
  * @module
@@ -31,11 +36,12 @@ import { parseArgs } from "node:util";
 import {
   type ImmichServer,
   type RecordedRequest,
+  type ServerSnapshot,
   startImmichServer,
   writeLatency,
 } from "../tests/immich_server.ts";
 import { seededRandom } from "../tests/_random.ts";
-import { generateLibrary, loadLibrary } from "./gen_library.ts";
+import { generateLibrary, generateScenes, loadLibrary } from "./gen_library.ts";
 
 const UUID_SEGMENT = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=\/|$)/gi;
 
@@ -72,14 +78,23 @@ async function main(): Promise<void> {
       seed: { type: "string", default: "1" },
       stacks: { type: "boolean", default: false },
       partners: { type: "boolean", default: false },
+      "stacked-trash": { type: "string", default: "0" },
+      "without-archive": { type: "boolean", default: false },
+      scenes: { type: "string" },
+      edits: { type: "string", default: "0" },
     },
   });
-  const assets = Number(values.assets);
-  const library = generateLibrary({
-    seed: Number(values.seed),
-    assets,
-    partners: values.partners,
-  });
+  const seed = Number(values.seed);
+  const library = values.scenes === undefined
+    ? generateLibrary({
+      seed,
+      assets: Number(values.assets),
+      partners: values.partners,
+      stackedTrash: Number(values["stacked-trash"]),
+      archive: !values["without-archive"],
+    })
+    : generateScenes({ seed, scenes: Number(values.scenes), edits: Number(values.edits) });
+  const assets = library.users[0].assets.length;
   const users = values.stacks
     ? library.users
     : library.users.map((user) => ({ ...user, stacks: [] }));
@@ -90,6 +105,7 @@ async function main(): Promise<void> {
   write({ url: server.url, users: loaded.users, assets, stacks: stackCount() });
 
   let changes = 0;
+  let saved: ServerSnapshot | undefined;
   const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream());
   let pending = "";
   for await (const chunk of lines) {
@@ -119,6 +135,12 @@ async function main(): Promise<void> {
         server.clearRequests();
       } else if (command === "stacks") {
         write(stackCount());
+      } else if (command === "save") {
+        saved = server.snapshot();
+        write(stackCount());
+      } else if (command === "reset" && saved !== undefined) {
+        server.restore(saved);
+        write(stackCount());
       } else if (command === "unstack") {
         const [first] = loaded.users;
         const ids = server.stacks(first.id).map((stack) => stack.id);
@@ -137,10 +159,10 @@ async function main(): Promise<void> {
         const ms = Number(command.slice("latency ".length));
         server.setFaults(ms > 0 ? { routeLatencyMs: writeLatency(ms) } : {});
         write({ latency: ms });
+      } else if (command === "stack-hashes") {
+        write({ hashes: stackLines(server, loaded.users[0].id).map(fnv1a) });
       } else if (command === "digest") {
-        const lines = server.stacks(loaded.users[0].id).map((stack) =>
-          `${stack.primaryAssetId}: ${[...stack.assetIds].sort().join(",")}`
-        ).sort();
+        const lines = stackLines(server, loaded.users[0].id);
         const hash = await crypto.subtle.digest(
           "SHA-256",
           new TextEncoder().encode(lines.join("\n")),
@@ -153,6 +175,22 @@ async function main(): Promise<void> {
       }
     }
   }
+}
+
+/** A user's stacks as `primary: sorted members` lines, sorted. */
+function stackLines(server: ImmichServer, userId: string): string[] {
+  return server.stacks(userId).map((stack) =>
+    `${stack.primaryAssetId}: ${[...stack.assetIds].sort().join(",")}`
+  ).sort();
+}
+
+/** FNV-1a, 32 bits, as 8 hex digits: short enough to send 50 000 of. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }
 
 /**

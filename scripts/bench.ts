@@ -33,18 +33,17 @@
  * Each pair or group of compared scenarios runs `repeat` times alternately and the fastest of
  * each is kept, so that one noisy moment on a shared machine does not decide their ratio.
  *
- * Per run it records wall time, CPU time (user + system: the `cutime`/`cstime` of a `sh` that
- * waited for the process, exact), peak RSS (`VmHWM` of `/proc/<pid>/status`, polled every 10 ms;
- * the high-water mark only grows, so a late sample is still exact unless the peak falls in the
- * last 10 ms), requests by endpoint (from the server's log) and the grouping + promotion +
- * planning time that the CLI logs at debug (`Computed … groups and the plan in … ms`). The
+ * Per run it records wall time, CPU time, peak RSS (`_bench_process.ts` says how), requests by
+ * endpoint (from the server's log) and the grouping + promotion + planning time that the CLI logs at debug (`Computed … groups and the plan in … ms`). The
  * computing time comes from a second, debug-level run of the same scenario where the state allows
  * it (dry run, steady state), because debug logging of 50 000 groups would distort the timed run;
  * the first run computes exactly what the dry run before it computed.
  *
  * The size of the first run's journal (compressed, and as written before compression) is
  * recorded with it. Apart from the sizes, `main` measures the review page of a plan of 50 000
- * actions in Chromium (`_bench_page.ts`).
+ * actions in Chromium (`_bench_page.ts`), then stacksync side by side with immich-stack
+ * (`_bench_versus.ts`: a large library without and with a trash, a small one, start-up); `--only`
+ * runs one part.
  *
  * It prints the results as Markdown; BENCHMARKS.md changes only with `--write` (or another file
  * with `--out`). `deno task bench --help` lists the options.
@@ -53,13 +52,21 @@
  */
 import { fileURLToPath } from "node:url";
 import { benchPage, type PageBench } from "./_bench_page.ts";
+import {
+  cliCommand,
+  isWrite,
+  MAIN,
+  measure,
+  type Measurement,
+  startServer,
+} from "./_bench_process.ts";
+import { findImmichStack, type ImmichStackBinary } from "./_bench_immich_stack.ts";
+import { runVersus, type VersusRow } from "./_bench_versus.ts";
+import { renderVersus, type VersusSetup } from "./_bench_versus_report.ts";
 import { runScript, scriptArgs } from "./_script_args.ts";
 import { RUN_FLAGS } from "./compile.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const MAIN = `${ROOT}main.ts`;
-const CONFIG = `${ROOT}deno.json`;
-const SERVER_SCRIPT = `${ROOT}scripts/_bench_server.ts`;
 const FLOOR_SCRIPT = `${ROOT}scripts/_bench_floor.ts`;
 const COMPUTED_LINE = /Computed (\d+) groups and the plan in ([\d.]+) ms/;
 
@@ -81,18 +88,6 @@ export type Scenario =
   | "full pass, timeline"
   | "first run, slow writes"
   | "first run, slow writes, 8 lanes";
-
-/** What one measured process did. */
-export interface Measurement {
-  readonly wallMs: number;
-  /** User + system CPU time of the process. */
-  readonly cpuMs: number;
-  /** Peak resident set size (VmHWM) in MiB. */
-  readonly peakRssMiB: number;
-  readonly exitCode: number;
-  /** Its standard output and error. */
-  readonly output: string;
-}
 
 /** One row of the results. */
 export interface BenchResult extends Omit<Measurement, "output"> {
@@ -148,96 +143,6 @@ export interface Machine {
   readonly os: string;
 }
 
-function clockTicks(): number {
-  try {
-    const out = new Deno.Command("getconf", { args: ["CLK_TCK"] }).outputSync();
-    const ticks = Number(new TextDecoder().decode(out.stdout).trim());
-    return Number.isFinite(ticks) && ticks > 0 ? ticks : 100;
-  } catch {
-    return 100;
-  }
-}
-
-/**
- * The `sh` wrapper: runs the command with its output in `$OUT` and samples its `/proc` files
- * every 20 ms with shell builtins (Deno may read `/proc` only with `--allow-all`), then prints
- * the last `VmHWM` and the last `/proc/<pid>/stat`. The high-water mark only grows and CPU time
- * only adds up, so the last sample falls short by at most what happened in the final 20 ms
- * (nothing at all when the sample caught the process as a zombie, whose stat is final).
- */
-const WRAPPER = `"$@" >"$OUT" 2>&1 &
-pid=$!
-hwm=0
-stat=
-while [ -r "/proc/$pid/stat" ]; do
-  while read -r key value rest; do
-    case "$key" in VmHWM:) hwm=$value ;; esac
-  done 2>/dev/null <"/proc/$pid/status"
-  read -r line 2>/dev/null <"/proc/$pid/stat" && stat=$line
-  sleep 0.02
-done
-wait "$pid"
-rc=$?
-echo "$hwm"
-echo "$stat"
-exit $rc`;
-
-async function measure(
-  command: readonly string[],
-  env: Readonly<Record<string, string>>,
-  cwd: string,
-): Promise<Measurement> {
-  const outFile = await Deno.makeTempFile({ prefix: "stacksync-bench-", suffix: ".log" });
-  try {
-    const started = performance.now();
-    const child = new Deno.Command("sh", {
-      args: ["-c", WRAPPER, "sh", ...command],
-      env: { ...env, OUT: outFile },
-      clearEnv: true,
-      cwd,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
-    const [status, text] = await Promise.all([
-      child.status,
-      new Response(child.stdout).text(),
-    ]);
-    // The wrapper ends a few ms after the process: the sampling interval at most.
-    const wallMs = performance.now() - started;
-    const [hwmLine = "", statLine = ""] = text.split("\n");
-    // After the parenthesised command name come state (field 3) ... utime (14) and stime (15).
-    const fields = statLine.slice(statLine.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return {
-      wallMs,
-      cpuMs: ticks * 1000 / TICKS,
-      peakRssMiB: Number(hwmLine) / 1024,
-      exitCode: status.code,
-      output: await Deno.readTextFile(outFile),
-    };
-  } finally {
-    await Deno.remove(outFile);
-  }
-}
-
-const TICKS = clockTicks();
-
-/** The server process of one size, driven through its stdin. */
-interface ServerProcess {
-  readonly url: string;
-  readonly key: string;
-  command(name: "requests"): Promise<Record<string, number>>;
-  command(name: "stacks"): Promise<number[]>;
-  command(name: "unstack"): Promise<number[]>;
-  command(
-    name: `advance ${number}` | `change ${number}` | `fail-stacks ${string}`,
-  ): Promise<unknown>;
-  command(name: `latency ${number}`): Promise<{ latency: number }>;
-  command(name: "digest"): Promise<{ digest: string }>;
-  close(): Promise<void>;
-}
-
 /** The size of the files of the cache of incremental passes in a state folder. */
 async function cacheSize(stateDir: string): Promise<number> {
   let bytes = 0;
@@ -267,67 +172,6 @@ async function journalSize(stateDir: string): Promise<{ bytes: number; plainByte
   return { bytes, plainBytes };
 }
 
-async function startServer(size: number, seed: number): Promise<ServerProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--config",
-      CONFIG,
-      "--allow-net=127.0.0.1",
-      "--allow-read",
-      SERVER_SCRIPT,
-      "--assets",
-      String(size),
-      "--seed",
-      String(seed),
-      "--partners",
-    ],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const writer = child.stdin.getWriter();
-  let buffer = "";
-  const nextLine = async (): Promise<string> => {
-    for (;;) {
-      const newline = buffer.indexOf("\n");
-      if (newline >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        return line;
-      }
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`Cannot read from the bench server: it exited: size ${size}`);
-      buffer += value;
-    }
-  };
-  const ready = JSON.parse(await nextLine());
-  const command = async (name: string) => {
-    await writer.write(new TextEncoder().encode(`${name}\n`));
-    return JSON.parse(await nextLine());
-  };
-  return {
-    url: ready.url,
-    key: ready.users[0].key,
-    command,
-    async close() {
-      await writer.write(new TextEncoder().encode("quit\n"));
-      await writer.close();
-      await reader.cancel();
-      await child.status;
-    },
-  } as ServerProcess;
-}
-
-function cliCommand(script: string, flags: readonly string[]): string[] {
-  return [Deno.execPath(), "run", "--config", CONFIG, ...flags, script];
-}
-
-function isWrite(endpoint: string): boolean {
-  return /^(POST|PUT|DELETE) \/stacks/.test(endpoint);
-}
-
 /**
  * Runs the benchmark: for each size, the four scenarios against a fresh server process.
  *
@@ -344,7 +188,13 @@ export async function runBench(options: BenchOptions): Promise<BenchResult[]> {
   try {
     for (const size of options.sizes) {
       progress(`bench: loading ${size} assets`);
-      const server = await startServer(size, seed);
+      const server = await startServer([
+        "--assets",
+        String(size),
+        "--seed",
+        String(seed),
+        "--partners",
+      ]);
       try {
         const baseEnv = {
           PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
@@ -554,6 +404,9 @@ function requestsText(requests: Readonly<Record<string, number>>): string {
     .join("<br>");
 }
 
+/** The review page's figures, or why Chromium could not measure them. */
+export type PageFigures = PageBench | { readonly failure: string };
+
 /** Derived figures that the targets are judged on. */
 export interface Verdicts {
   readonly lines: readonly string[];
@@ -569,12 +422,12 @@ function find(results: readonly BenchResult[], size: number, scenario: Scenario)
  * writes; docs/architecture.md, "Performance"), and the growth from the smallest to the largest.
  *
  * @param results From {@linkcode runBench}.
- * @param options The review page's figures, from {@linkcode benchPage}.
+ * @param options The review page's figures, from {@linkcode benchPage}, or why they are missing.
  * @returns One line per target, saying met or missed with the measured figure.
  */
 export function judge(
   results: readonly BenchResult[],
-  options: { readonly page?: PageBench } = {},
+  options: { readonly page?: PageFigures } = {},
 ): Verdicts {
   const sizes = [...new Set(results.map((r) => r.size))].sort((a, b) => a - b);
   const big = sizes[sizes.length - 1];
@@ -730,7 +583,12 @@ export function judge(
         "pictures and the page",
     );
   }
-  if (options.page !== undefined) {
+  if (options.page !== undefined && "failure" in options.page) {
+    lines.push(
+      "Review page opens and shows its last card in Chromium < 3 s: not measured: " +
+        `${options.page.failure} — **missed**`,
+    );
+  } else if (options.page !== undefined) {
     const { actions, openMs, scrollMs, bytes, cardsInDocument } = options.page;
     lines.push(
       `Review page of ${fmt(actions)} actions opens and shows its last card in Chromium < 3 s: ` +
@@ -800,7 +658,9 @@ export function renderBenchmarks(
     readonly command: string;
     readonly date: string;
     /** The review page's figures. */
-    readonly page?: PageBench;
+    readonly page?: PageFigures;
+    /** The side-by-side scenarios with immich-stack, from {@linkcode runVersus}. */
+    readonly versus?: { readonly rows: readonly VersusRow[]; readonly setup: VersusSetup };
   },
 ): string {
   const m = options.machine;
@@ -824,9 +684,23 @@ export function renderBenchmarks(
     "assets (search returns partner assets; the client drops them), on the Immich test server in " +
     "its own process on loopback. Default settings (CRITERIA, promotion, no archived/trashed/videos).",
     "",
+    ...(results.length === 0 ? [] : ownSections(results, rows, options.page)),
+    ...(options.versus === undefined
+      ? []
+      : [renderVersus(options.versus.rows, options.versus.setup)]),
+  ].join("\n");
+}
+
+/** The Targets and Results of stacksync's own scenarios. */
+function ownSections(
+  results: readonly BenchResult[],
+  rows: readonly string[],
+  page: PageFigures | undefined,
+): string[] {
+  return [
     "## Targets",
     "",
-    ...judge(results, { page: options.page }).lines.map((line) => `- ${line}`),
+    ...judge(results, { page }).lines.map((line) => `- ${line}`),
     "",
     "## Results",
     "",
@@ -839,7 +713,7 @@ export function renderBenchmarks(
     "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ...rows,
     "",
-  ].join("\n");
+  ];
 }
 
 /** Hand-written analysis below this line survives re-runs of the bench. */
@@ -864,16 +738,30 @@ prints the results as Markdown. BENCHMARKS.md changes only with --write.
 Options:
   --sizes <n,…>   Assets of the measured user, one run per size (default: 20000,200000)
   --seed <n>      Seed of the generated library (default: 1)
-  --repeat <n>    Runs of floor and steady state per size; the fastest counts (default: 2)
+  --repeat <n>    Runs of each compared scenario per size; the fastest counts (default: 2)
+  --versus-size <n>
+                  Assets of the libraries measured side by side with immich-stack, without and
+                  with 1 % of them trashed in stacks (default: the largest of --sizes); the small
+                  library (880 files) and start-up run 2 × repeat + 1 times
+  --only <part>   own: only stacksync's own scenarios and the review page; versus: only the
+                  side-by-side scenarios (default: both)
   --write         Write the results to BENCHMARKS.md, keeping its notes below the marker
   --out <file>    Write them to this file instead (implies --write)
-  --help          Show this help`;
+  --help          Show this help
+
+immich-stack is the binary named by IMMICH_STACK_BIN; without it the side-by-side scenarios
+measure stacksync alone. scripts/_bench_immich_stack.ts says how to build it from its source.`;
 
 /** What the command line asks the bench to do. */
 interface BenchCommand {
   readonly sizes: number[];
   readonly seed: number;
   readonly repeat: number;
+  /** Assets of the side-by-side libraries. */
+  readonly versusSize: number;
+  /** Which scenarios run: undefined = all. */
+  readonly only?: "own" | "versus";
+  readonly immichStack: ImmichStackBinary;
   /** Where to write the results; undefined = print only. */
   readonly out?: string;
 }
@@ -883,6 +771,8 @@ function benchCommand(args: readonly string[]): BenchCommand | "help" {
     sizes: { type: "string", default: "20000,200000" },
     seed: { type: "string", default: "1" },
     repeat: { type: "string", default: "2" },
+    "versus-size": { type: "string" },
+    only: { type: "string" },
     write: { type: "boolean" },
     out: { type: "string" },
     help: { type: "boolean" },
@@ -900,27 +790,81 @@ function benchCommand(args: readonly string[]): BenchCommand | "help" {
   };
   const [seed] = wholeNumbers("--seed", values.seed, 0);
   const [repeat] = wholeNumbers("--repeat", values.repeat, 1);
+  const sizes = wholeNumbers("--sizes", values.sizes, 1);
+  const [versusSize] = values["versus-size"] === undefined
+    ? [Math.max(...sizes)]
+    : wholeNumbers("--versus-size", values["versus-size"], 1);
+  if (values.only !== undefined && values.only !== "own" && values.only !== "versus") {
+    throw new RangeError(
+      `Cannot run the bench as --only takes own or versus: current value is ${values.only}`,
+    );
+  }
   return {
-    sizes: wholeNumbers("--sizes", values.sizes, 1),
+    sizes,
     seed,
     repeat,
+    versusSize,
+    only: values.only,
+    immichStack: findImmichStack(Deno.env.toObject()),
     out: values.out ?? (values.write ? `${ROOT}BENCHMARKS.md` : undefined),
   };
 }
 
-async function bench(command: BenchCommand): Promise<number> {
-  const { sizes, seed, repeat, out } = command;
-  const results = await runBench({ sizes, seed, repeat });
-  const page = await benchPage({ actions: 50_000, pictures: 5000 });
+/** The review page's figures, measured in Chromium, or why they could not be. */
+async function pageFigures(): Promise<PageFigures> {
+  let page: PageBench;
+  try {
+    page = await benchPage({ actions: 50_000, pictures: 5000 });
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error);
+    console.error(`bench: review page not measured: ${failure}`);
+    return { failure };
+  }
   console.error(
     `bench: review page of ${page.actions} actions: ${Math.round(page.openMs)} ms open, ` +
       `${Math.round(page.scrollMs)} ms to the last card`,
   );
+  return page;
+}
+
+/** The side-by-side scenarios, and what they were measured on. */
+async function versusFigures(
+  command: BenchCommand,
+): Promise<{ rows: VersusRow[]; setup: VersusSetup }> {
+  const found = command.immichStack;
+  if ("skipped" in found) console.error(`bench: ${found.skipped}`);
+  const setup: VersusSetup = {
+    assets: command.versusSize,
+    stackedTrash: 0.01,
+    scenes: { scenes: 400, edits: 80 },
+    immichStack: "skipped" in found ? found : { sha256: await sha256Of(found.path) },
+  };
+  const rows = await runVersus({
+    ...setup,
+    seed: command.seed,
+    repeat: command.repeat,
+    quickRepeat: 2 * command.repeat + 1,
+    immichStack: "path" in found ? found.path : undefined,
+  });
+  return { rows, setup };
+}
+
+async function sha256Of(path: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function bench(command: BenchCommand): Promise<number> {
+  const { sizes, seed, repeat, out, only } = command;
+  const results = only === "versus" ? [] : await runBench({ sizes, seed, repeat });
+  const page = only === "versus" ? undefined : await pageFigures();
+  const versus = only === "own" ? undefined : await versusFigures(command);
   const text = renderBenchmarks(results, {
     machine: describeMachine(),
     command: ["deno task bench", ...Deno.args].join(" "),
     date: new Date().toISOString().slice(0, 10),
     page,
+    versus,
   });
   console.log(text);
   if (out === undefined) {

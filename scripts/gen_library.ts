@@ -24,12 +24,17 @@
  * hand over a burst (no group touches them), and stacks that hold one visible asset because the
  * other member is in the trash.
  *
+ * With `stackedTrash`, some groups are stacked before any run and one member of each is then moved
+ * to the trash, as happens when a stacked library is tidied: Immich keeps trashed assets (and
+ * their place in the stack) for 30 days. Half of those groups of three (an edit, the JPEG, the
+ * raw file) were stacked before their raw file was imported, so a pass grows them.
+ *
  * Everything is derived from the seed: the same options give the same library, ids included.
  *
  * @module
  */
 import type { ImmichServer, TestAssetInput } from "../tests/immich_server.ts";
-import { type Random, seededRandom } from "../tests/_random.ts";
+import { type Random, seededRandom, shuffled } from "../tests/_random.ts";
 
 /** Options of {@linkcode generateLibrary}. */
 export interface LibraryOptions {
@@ -47,6 +52,31 @@ export interface LibraryOptions {
    * @default {false}
    */
   readonly partners?: boolean;
+  /**
+   * The share of each user's assets that are members of a stack and in the trash: that many
+   * groups are stacked as the default promotion orders them (half of those of three without
+   * their last, raw, member), then one member of each other than the primary is trashed
+   * ({@linkcode GeneratedUser.stackedTrash}). Drawn from a generator of its own, so the rest of
+   * the library is the same as without.
+   *
+   * @default {0}
+   */
+  readonly stackedTrash?: number;
+  /**
+   * Archive a few events' assets, as users do. Without, those assets stay on the timeline; the
+   * rest of the library is the same.
+   *
+   * @default {true}
+   */
+  readonly archive?: boolean;
+}
+
+/** A stack made before any run, one of whose members went to the trash afterwards. */
+export interface StackedTrash {
+  /** The stack's asset ids, primary first. */
+  readonly stack: readonly string[];
+  /** The member moved to the trash once the stack existed. */
+  readonly trashed: string;
 }
 
 /** One generated user. */
@@ -60,6 +90,8 @@ export interface GeneratedUser {
   readonly assets: TestAssetInput[];
   /** Pre-existing stacks as asset ids, primary first. */
   readonly stacks: string[][];
+  /** Stacks with a member in the trash (`stackedTrash`), never over a pre-existing stack's assets. */
+  readonly stackedTrash?: readonly StackedTrash[];
   /** Indices (in {@linkcode GeneratedLibrary.users}) of the users this library is shared with. */
   readonly sharedWith: readonly number[];
 }
@@ -217,6 +249,12 @@ function nextCounter(counters: Counters, camera: keyof Counters, steps = 1): num
   return first;
 }
 
+/** How a Canon or Sony body names its files: the name of a counter value, and the raw extension. */
+function cameraNames(camera: "canon" | "sony"): { name: (n: number) => string; rawExt: string } {
+  const [prefix, rawExt] = camera === "canon" ? ["IMG_", "CR3"] : ["DSC0", "ARW"];
+  return { name: (n) => `${prefix}${pad(n, 4)}`, rawExt };
+}
+
 function dedicatedCamera(
   rng: Rng,
   b: EventBuilder,
@@ -224,8 +262,7 @@ function dedicatedCamera(
   at: number,
   counters: Counters,
 ): void {
-  const [prefix, digits, rawExt] = camera === "canon" ? ["IMG_", 4, "CR3"] : ["DSC0", 4, "ARW"];
-  const name = (n: number) => `${prefix}${pad(n, digits)}`;
+  const { name, rawExt } = cameraNames(camera);
   const kind = pick(
     rng,
     [
@@ -463,15 +500,25 @@ function samsung(rng: Rng, b: EventBuilder, at: number): void {
   }
 }
 
-/** Archives or trashes a few assets of an event, as users do. */
-function tidy(rng: Rng, assets: TestAssetInput[]): void {
+/** Archives (unless `archive` is false) or trashes a few assets of an event, as users do. */
+function tidy(rng: Rng, assets: TestAssetInput[], archive: boolean): void {
   const archived = rng() < 0.03;
   for (let i = 0; i < assets.length; i++) {
     const asset = assets[i];
     if (asset.visibility === "hidden" || asset.isTrashed) continue;
-    if (archived) assets[i] = { ...asset, visibility: "archive" };
-    else if (rng() < 0.01) assets[i] = { ...asset, isTrashed: true };
+    // The same draws either way, so that without the archive the rest stays the same.
+    if (archived) {
+      if (archive) assets[i] = { ...asset, visibility: "archive" };
+    } else if (rng() < 0.01) assets[i] = { ...asset, isTrashed: true };
   }
+}
+
+/** What {@linkcode generateUser} makes beyond the assets' count and sharing. */
+interface UserOptions {
+  readonly archive: boolean;
+  readonly stackedTrash: number;
+  /** The generator that picks the stacks with a trashed member. */
+  readonly trashRng: Rng;
 }
 
 function generateUser(
@@ -479,12 +526,15 @@ function generateUser(
   name: string,
   assetCount: number,
   sharedWith: readonly number[],
+  options: UserOptions,
 ): GeneratedUser {
   const id = uuid(rng);
   const key = `bench-${hex(rng, 40)}`;
   const counters: Counters = { canon: int(rng, 1, 9999), sony: int(rng, 1, 9999), iphone: 1 };
   const assets: TestAssetInput[] = [];
   const stacks: string[][] = [];
+  /** Groups no pre-existing stack covers, with no asset archived or trashed. */
+  const unstacked: string[][] = [];
   // Ten years of photos from 2015 on, in capture order.
   let at = Date.UTC(2015, 0, 1) + int(rng, 0, 86_400_000);
   const meanGap = Math.max(2_000, Math.floor(10 * 365 * 86_400_000 / Math.max(assetCount, 1)));
@@ -516,14 +566,30 @@ function generateUser(
       break;
     }
     const hasTrash = event.orphan !== undefined;
-    if (!hasTrash) tidy(rng, event.assets);
+    if (!hasTrash) tidy(rng, event.assets, options.archive);
     for (const asset of event.assets) assets.push(asset);
     const last = event.assets[event.assets.length - 1];
     at = Date.parse(last.localDateTime as string);
     const stack = existingStack(rng, event);
     if (stack !== undefined) stacks.push(stack);
+    else if (event.group.length >= 2 && event.assets.every(untidied)) unstacked.push(event.group);
   }
-  return { name, id, key, assets, stacks, sharedWith };
+  const count = Math.round(options.stackedTrash * assetCount);
+  const stackedTrash = shuffled(unstacked, options.trashRng).slice(0, count).map((group) => {
+    // Half the groups of three stack without their raw file, imported after the stack was made.
+    const late = group.length >= 3 && options.trashRng() < 0.5;
+    const stack = late ? group.slice(0, -1) : group;
+    return { stack, trashed: stack[1 + Math.floor(options.trashRng() * (stack.length - 1))] };
+  });
+  return { name, id, key, assets, stacks, stackedTrash, sharedWith };
+}
+
+/** Mixed into the seed for the generator of {@linkcode LibraryOptions.stackedTrash}. */
+const TRASH_SEED = 0x7a54;
+
+/** Neither archived nor trashed by {@linkcode tidy} or an orphan event. */
+function untidied(asset: TestAssetInput): boolean {
+  return asset.isTrashed !== true && (asset.visibility ?? "timeline") !== "archive";
 }
 
 /** Maybe a pre-existing stack over the event, of a kind drawn by weight. */
@@ -582,21 +648,94 @@ export function generateLibrary(options: LibraryOptions): GeneratedLibrary {
       `Cannot generate library as users must be a positive integer: current value is ${userCount}`,
     );
   }
+  const stackedTrash = options.stackedTrash ?? 0;
+  if (!(stackedTrash >= 0 && stackedTrash <= 1)) {
+    throw new RangeError(
+      `Cannot generate library as stackedTrash must be a share from 0 to 1: current value is ${stackedTrash}`,
+    );
+  }
   const rng = seededRandom(options.seed);
+  const userOptions = {
+    archive: options.archive ?? true,
+    stackedTrash,
+    trashRng: seededRandom(options.seed ^ TRASH_SEED),
+  };
   const users: GeneratedUser[] = [];
   for (let i = 0; i < userCount; i++) {
     const sharedWith = options.partners && userCount > 1 ? [(i + 1) % userCount] : [];
-    users.push(generateUser(rng, `User ${i + 1}`, options.assets, sharedWith));
+    users.push(generateUser(rng, `User ${i + 1}`, options.assets, sharedWith, userOptions));
   }
   if (options.partners && userCount === 1) {
-    users.push(generateUser(rng, "Partner", Math.floor(options.assets / 10), [0]));
+    users.push(generateUser(rng, "Partner", Math.floor(options.assets / 10), [0], userOptions));
   }
   return { users };
 }
 
+/** Options of {@linkcode generateScenes}. */
+export interface ScenesOptions {
+  /** Seed of the pseudo-random generator; the same seed gives the same library. */
+  readonly seed: number;
+  /** RAW+JPEG pairs, each one shot. */
+  readonly scenes: number;
+  /** Scenes that also have an editor's export (`IMG_0001~2.JPG`), which joins their group. */
+  readonly edits: number;
+}
+
+/**
+ * Generates the small library most people have: one user's day trips with a Canon or a Sony
+ * body shooting RAW+JPEG, a few shots exported again from an editor. Every scene is one group
+ * under the default CRITERIA (the export first, else the JPEG), no stack exists yet, nothing is
+ * archived or trashed. Pure and deterministic.
+ *
+ * @param options Seed, scenes and edits.
+ * @returns The library, to load with {@linkcode loadLibrary}: `2 × scenes + edits` assets.
+ * @throws {RangeError} When scenes or edits is not a whole number, or edits exceeds scenes.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { generateScenes } from "./gen_library.ts";
+ *
+ * const { users } = generateScenes({ seed: 1, scenes: 400, edits: 80 });
+ * assert.equal(users[0].assets.length, 880);
+ * assert.equal(users[0].assets.filter((asset) => asset.originalFileName.includes("~2")).length, 80);
+ * ```
+ */
+export function generateScenes(options: ScenesOptions): GeneratedLibrary {
+  const { scenes, edits } = options;
+  if (!Number.isInteger(scenes) || !Number.isInteger(edits) || edits < 0 || edits > scenes) {
+    throw new RangeError(
+      `Cannot generate scenes as edits must be a whole number from 0 to scenes: current value is ${edits} of ${scenes}`,
+    );
+  }
+  const rng = seededRandom(options.seed);
+  const id = uuid(rng);
+  const key = `bench-${hex(rng, 40)}`;
+  const edited = new Set(shuffled([...Array(scenes).keys()], rng).slice(0, edits));
+  const counters: Counters = { canon: int(rng, 1, 9999), sony: int(rng, 1, 9999), iphone: 1 };
+  const assets: TestAssetInput[] = [];
+  // Half a minute to twenty minutes between shots, from a summer morning on.
+  let at = Date.UTC(2025, 5, 1, 8);
+  for (let scene = 0; scene < scenes; scene++) {
+    at += int(rng, 30_000, 1_200_000);
+    const camera: "canon" | "sony" = rng() < 0.5 ? "canon" : "sony";
+    const { name, rawExt } = cameraNames(camera);
+    const base = name(nextCounter(counters, camera));
+    const b = new EventBuilder(rng);
+    b.addGroup([
+      ...(edited.has(scene) ? [{ name: `${base}~2.JPG`, at, camera }] : []),
+      { name: `${base}.JPG`, at, camera },
+      { name: `${base}.${rawExt}`, at, camera, raw: true },
+    ]);
+    assets.push(...b.assets);
+  }
+  return { users: [{ name: "User 1", id, key, assets, stacks: [], sharedWith: [] }] };
+}
+
 /**
  * Adds a generated library to a test server: users, one `all` key each, assets, stacks (in
- * order, with the merge rule of `POST /stacks`) and partner sharing.
+ * order, with the merge rule of `POST /stacks`), the stacks with a member in the trash, and
+ * partner sharing.
  *
  * @param server The test server; the library's users must not exist on it yet.
  * @param library From {@linkcode generateLibrary}.
@@ -624,6 +763,11 @@ export function loadLibrary(
     server.addKey(added.id, { secret: user.key });
     server.addAssets(added.id, user.assets);
     for (const stack of user.stacks) server.addStack(added.id, stack);
+    // Immich leaves a trashed asset out of a new stack: it goes to the trash once stacked.
+    for (const { stack, trashed } of user.stackedTrash ?? []) {
+      server.addStack(added.id, stack);
+      server.updateAsset(trashed, { isTrashed: true });
+    }
     return { id: added.id, name: added.name, key: user.key };
   });
   library.users.forEach((user, i) => {

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { judge, renderBenchmarks, runBench } from "../scripts/bench.ts";
 import { benchPage } from "../scripts/_bench_page.ts";
-import { generateLibrary, loadLibrary } from "../scripts/gen_library.ts";
+import { CONFIG, MAIN } from "../scripts/_bench_process.ts";
+import { runVersus, type VersusRow } from "../scripts/_bench_versus.ts";
+import { judgeVersus, renderVersus, type VersusSetup } from "../scripts/_bench_versus_report.ts";
+import { RUN_FLAGS } from "../scripts/compile.ts";
+import { generateLibrary, generateScenes, loadLibrary } from "../scripts/gen_library.ts";
 import { startImmichServer } from "./immich_server.ts";
 
 Deno.test("generateLibrary() is deterministic and sized as asked", () => {
@@ -71,6 +75,55 @@ Deno.test("generateLibrary() with partners shares each library with another user
     (await response.json()).assets.items.map((item: { ownerId: string }) => item.ownerId),
   );
   assert.deepEqual(owners, new Set([users[0].id, users[1].id]));
+});
+
+Deno.test("generateLibrary() trashes members of stacks and leaves out the archive as asked", async () => {
+  const plain = generateLibrary({ seed: 5, assets: 3000 });
+  const library = generateLibrary({ seed: 5, assets: 3000, stackedTrash: 0.01, archive: false });
+  const [user] = library.users;
+  assert.deepEqual(plain.users[0].stackedTrash, []);
+  assert.equal(user.stackedTrash!.length, 30);
+  // The same assets, ids and trash but for the archive, which stays on the timeline.
+  assert.deepEqual(
+    user.assets.map((asset) => [asset.id, asset.isTrashed ?? false]),
+    plain.users[0].assets.map((asset) => [asset.id, asset.isTrashed ?? false]),
+  );
+  assert.ok(plain.users[0].assets.some((asset) => asset.visibility === "archive"));
+  assert.ok(user.assets.every((asset) => asset.visibility !== "archive"));
+  const handMade = new Set(user.stacks.flat());
+  for (const { stack, trashed } of user.stackedTrash!) {
+    assert.ok(stack.indexOf(trashed) > 0, "a member other than the primary");
+    assert.ok(stack.every((id) => !handMade.has(id)), "no pre-existing stack's asset");
+  }
+  await using server = await startImmichServer();
+  const { users } = loadLibrary(server, { users: [{ ...user, stacks: [] }] });
+  const stacks = server.stacks(users[0].id);
+  assert.equal(stacks.length, 30);
+  for (const { stack, trashed } of user.stackedTrash!) {
+    assert.equal(server.assetState(trashed).isTrashed, true);
+    const held = stacks.find((s) => s.primaryAssetId === stack[0]);
+    assert.deepEqual(held?.assetIds, stack);
+  }
+});
+
+Deno.test("generateScenes() makes RAW+JPEG scenes, some with an edit, one group each", () => {
+  const { users } = generateScenes({ seed: 2, scenes: 400, edits: 80 });
+  assert.deepEqual(generateScenes({ seed: 2, scenes: 400, edits: 80 }).users, users);
+  const names = users[0].assets.map((asset) => asset.originalFileName);
+  assert.equal(names.length, 880);
+  const shots = new Map<string, string[]>();
+  for (const name of names) {
+    const shot = name.replace(/(~2)?\.[^.]+$/, "");
+    shots.set(shot, [...(shots.get(shot) ?? []), name]);
+  }
+  assert.equal(shots.size, 400);
+  const sizes = [...shots.values()].map((files) => files.length);
+  assert.deepEqual([sizes.filter((n) => n === 2).length, sizes.filter((n) => n === 3).length], [
+    320,
+    80,
+  ]);
+  assert.ok(names.some((name) => name.endsWith(".CR3")) && names.some((n) => n.endsWith(".ARW")));
+  assert.throws(() => generateScenes({ seed: 2, scenes: 4, edits: 5 }), RangeError);
 });
 
 Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", async () => {
@@ -220,4 +273,176 @@ Deno.test("runBench() measures every scenario of the real CLI at 2 000 assets", 
     text,
     /\| 2,000 \| steady state \| full \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| 0 \|/,
   );
+});
+
+Deno.test("judge() misses the review page's target with the reason Chromium gave", () => {
+  const dry = {
+    size: 1000,
+    scenario: "dry run" as const,
+    wallMs: 300,
+    cpuMs: 200,
+    peakRssMiB: 60,
+    exitCode: 0,
+    requests: {},
+    writes: 0,
+    stacksAfter: 0,
+    computeMs: 20,
+  };
+  const { lines } = judge([dry], { page: { failure: "Cannot start the browser" } });
+  assert.ok(
+    lines.includes(
+      "Review page opens and shows its last card in Chromium < 3 s: not measured: Cannot start " +
+        "the browser — **missed**",
+    ),
+    lines.join("\n"),
+  );
+});
+
+/** A row of {@linkcode judgeVersus}'s input with every figure given. */
+function versusRow(row: Partial<VersusRow> & Pick<VersusRow, "library" | "scenario">): VersusRow {
+  return {
+    tool: "stacksync",
+    wallMs: 100,
+    cpuMs: 50,
+    peakRssMiB: 30,
+    exitCode: 0,
+    requests: { "GET /users/me": 1 },
+    writes: 0,
+    ...row,
+  };
+}
+
+const SETUP: VersusSetup = {
+  assets: 2000,
+  stackedTrash: 0.01,
+  scenes: { scenes: 20, edits: 4 },
+  immichStack: { skipped: "immich-stack: not measured" },
+};
+
+Deno.test("judgeVersus() misses a target with the line of a failed run and judges no ratio without immich-stack", () => {
+  const lines = judgeVersus([
+    versusRow({
+      library: "trash",
+      scenario: "first run",
+      exitCode: 1,
+      failure: "Skipping User 1: Cannot find the stacks of 1062 trashed or hidden assets",
+    }),
+    versusRow({
+      library: "trash",
+      scenario: "nothing to change",
+      wallMs: 400,
+      pass: "incremental",
+    }),
+    versusRow({ library: "no trash", scenario: "full pass", wallMs: 900 }),
+    versusRow({ library: "start-up", scenario: "--version", wallMs: 90 }),
+  ], SETUP);
+  assert.deepEqual(lines, [
+    "First run ≤ 0.8 × immich-stack's wall, 2,000 assets, 1 % of them trashed in stacks: 100 ms — " +
+    "**missed**: stacksync exited with 1: Skipping User 1: Cannot find the stacks of 1062 trashed " +
+    "or hidden assets",
+    "First run peak RSS ≤ 200 MB, 2,000 assets, 1 % of them trashed in stacks: 31 MB — **missed**: " +
+    "stacksync exited with 1: Skipping User 1: Cannot find the stacks of 1062 trashed or hidden " +
+    "assets",
+    "A pass with nothing to change ≤ 0.5 s including start-up, 2,000 assets, 1 % of them trashed " +
+    "in stacks: 400 ms, incremental pass — met",
+    "A pass with nothing to change makes ≤ 10 requests, 2,000 assets, 1 % of them trashed in " +
+    "stacks: 1 request (GET /users/me ×1) — met",
+    "Every pass after the first ≤ 160 MB peak RSS, 2,000 assets, 1 % of them trashed in stacks: " +
+    "nothing to change 31 MB — met",
+    "Full pass ≤ 0.6 × immich-stack's wall, 2,000 assets, none trashed in stacks: 900 ms — " +
+    "not judged: immich-stack was not measured",
+    "Every pass after the first ≤ 160 MB peak RSS, 2,000 assets, none trashed in stacks: full " +
+    "pass 31 MB — met",
+    "`--version` ≤ 0.12 s and ≤ 40 MB: 90 ms, 31 MB — met",
+  ]);
+});
+
+Deno.test("runVersus() measures stacksync beside another tool in every scenario", async () => {
+  // stacksync run without a state folder of its own, a full pass each time, stands in for
+  // immich-stack (which is not part of this repository).
+  const folder = await Deno.makeTempDir({ prefix: "stacksync-stand-in-" });
+  try {
+    const standIn = `${folder}/immich-stack`;
+    await Deno.writeTextFile(
+      standIn,
+      `#!/bin/sh\nSTATE_DIR="$PWD/state-$$" exec "${Deno.execPath()}" run --config "${CONFIG}" ` +
+        `${RUN_FLAGS.join(" ")} "${MAIN}" --full "$@"\n`,
+    );
+    await Deno.chmod(standIn, 0o755);
+    const progress: string[] = [];
+    const rows = await runVersus({
+      assets: 1000,
+      stackedTrash: 0.01,
+      scenes: { scenes: 20, edits: 4 },
+      immichStack: standIn,
+      repeat: 1,
+      quickRepeat: 1,
+      progress: (line) => progress.push(line),
+    });
+    const key = (row: VersusRow) => `${row.library}, ${row.scenario}, ${row.tool}`;
+    const large = ["first run", "full pass", "nothing to change"].flatMap((scenario) =>
+      ["stacksync", "immich-stack"].map((tool) => `${scenario}, ${tool}`)
+    );
+    assert.deepEqual(rows.map(key), [
+      ...large.map((rest) => `no trash, ${rest}`),
+      ...large.map((rest) => `trash, ${rest}`),
+      ...["pass 1", "pass 2", "pass 3"].flatMap((scenario) =>
+        ["stacksync", "immich-stack"].map((tool) => `small, ${scenario}, ${tool}`)
+      ),
+      "start-up, --version, stacksync",
+      "start-up, --help, stacksync",
+      "start-up, empty script, deno",
+      "start-up, --help, immich-stack",
+    ]);
+    assert.equal(progress.length, rows.length + 1);
+    for (const row of rows) {
+      assert.equal(row.failure, undefined, key(row));
+      assert.ok(row.wallMs > 0 && row.peakRssMiB > 10, key(row));
+    }
+    const find = (library: string, scenario: string, tool = "stacksync") =>
+      rows.find((r) => r.library === library && r.scenario === scenario && r.tool === tool)!;
+    for (const library of ["no trash", "trash"]) {
+      const [ours, theirs] = [
+        find(library, "first run"),
+        find(library, "first run", "immich-stack"),
+      ];
+      assert.ok(ours.writes > 100, `${ours.writes} writes`);
+      assert.deepEqual([theirs.writes, theirs.stacksAfter], [ours.writes, ours.stacksAfter]);
+      assert.equal(ours.stacksDigest, theirs.stacksDigest);
+      assert.equal(find(library, "full pass").pass, "full");
+      assert.equal(find(library, "nothing to change").pass, "incremental");
+      assert.equal(find(library, "nothing to change").writes, 0);
+      assert.equal(find(library, "nothing to change", "immich-stack").pass, undefined);
+    }
+    // The stacks with a trashed member were there before the first run.
+    assert.equal(
+      find("trash", "first run").stacksAfter,
+      find("trash", "first run").writes + 10,
+    );
+    assert.deepEqual(
+      ["pass 1", "pass 2", "pass 3"].map((pass) => find("small", pass).writes),
+      [20, 0, 0],
+    );
+    const setup: VersusSetup = { ...SETUP, assets: 1000, immichStack: { sha256: "ab".repeat(32) } };
+    const lines = judgeVersus(rows, setup);
+    for (
+      const target of [
+        /^First run ≤ 0\.8 × immich-stack's wall, 1,000 assets, 1 % of them trashed in stacks: [\d,]+ ms vs [\d,]+ ms = [\d.]+ × — (met|\*\*missed\*\*)$/,
+        /^The same stacks after each tool's first run, 1,000 assets, none trashed in stacks: stacksync [\d,]+, immich-stack [\d,]+ stacks, 0 of them differ — met: the same covers and members$/,
+        /^44 files \(20 RAW\+JPEG scenes, 4 edits\): pass 3, with nothing to change, ≤ 0\.25 s and ≤ 50 MB: /,
+        /^`--help` ≤ 0\.12 s and ≤ 40 MB: [\d,]+ ms, [\d,]+ MB \(an empty Deno script with the same flags: .*; immich-stack --help: /,
+      ]
+    ) {
+      assert.ok(lines.some((line) => target.test(line)), `${target}\n${lines.join("\n")}`);
+    }
+    const text = renderVersus(rows, setup);
+    assert.match(text, /^## Side by side with immich-stack\n/);
+    assert.match(text, /binary SHA-256 abababababababab…/);
+    assert.match(
+      text,
+      /\| 1,000 assets, none trashed in stacks \| first run \| [\d,]+ \| [\d,]+ \| [\d.]+ × \|/,
+    );
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
 });
