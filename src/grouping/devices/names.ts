@@ -1,0 +1,275 @@
+/**
+ * What a file name says about its photo, as cameras and phones write names: the shot it
+ * belongs to (its stem: `IMG_1234` of `IMG_1234.CR3`, `PXL_20231207_032111247` of
+ * `PXL_20231207_032111247.RAW-01.COVER.jpg`), whether it is another version of a photo
+ * (src/grouping/devices/derivatives.ts), a frame of a burst named as one, or a frame of a
+ * camera's running counter. Pure; docs/default-rules.md lists the names with an example each.
+ *
+ * @module
+ */
+import { type Derivation, derivationOf, strongest } from "./derivatives.ts";
+
+/** Makers whose burst frames carry the burst in their names. */
+export type BurstFamily =
+  /** `00001IMG_00001_BURST20171111030039.jpg`: Google Camera on Nexus and Pixel phones. */
+  | "google"
+  /** `00001IMG_00001_BURST1723801037429.jpg` (milliseconds since 1970): Nothing phones. */
+  | "nothing"
+  /** `DSC_0001_BURST20230709220904977.JPG`: Sony Xperia phones. */
+  | "xperia"
+  /** `IMG_20231014_183246_BURST001_COVER.jpg`: Huawei, Honor, Fairphone, Motorola, OPPO. */
+  | "suffix"
+  /** `20231207_101605_001.jpg`: Samsung Galaxy phones. */
+  | "samsung"
+  /** `G0231111.JPG`: GoPro bursts and time lapses (group 023, frame 1111). */
+  | "gopro";
+
+/** A frame of a burst whose name says which burst. */
+export interface BurstName {
+  readonly family: BurstFamily;
+  /** The burst, lower-case: its time or number as the name writes it. */
+  readonly key: string;
+  /** The frame's place in the burst. */
+  readonly index: number;
+}
+
+/** A name ending in a camera's running file number (`IMG_1234`, `DSC01234`, `P1010001`). */
+export interface CounterName {
+  /** What comes before the number, lower-case (`img_`). */
+  readonly prefix: string;
+  readonly number: number;
+}
+
+/** What a file name says. */
+export interface NameInfo {
+  /** The extension, lower-case with its dot (`.jpg`); "" for none. */
+  readonly extension: string;
+  /** A video (its extension says so): never stacked with a photo. */
+  readonly video: boolean;
+  /** A camera's RAW file. */
+  readonly raw: boolean;
+  /**
+   * The shot the file belongs to, as written: the name without its extension, its version marks
+   * and what a Pixel writes after the first dot (`.RAW-01.COVER`).
+   */
+  readonly stem: string;
+  /** The stem, lower-case: files of one shot share it. */
+  readonly key: string;
+  /** Another version of a photo (an edit, a copy), and of which: undefined for an original. */
+  readonly derivation?: Derivation;
+  /** The maker marked it as the cover of its shot or burst (`COVER`). */
+  readonly cover: boolean;
+  /** The maker marked it as the unprocessed file of its shot (`ORIGINAL`). */
+  readonly original: boolean;
+  /** Named as one of several files of one shot (`.RAW-01`, `.ORIGINAL`, `.MOTION-02`). */
+  readonly multiFile: boolean;
+  /** The stem holds a date and time (`PXL_20231207_032111247`): no other shot has it. */
+  readonly timed: boolean;
+  readonly burst?: BurstName;
+  readonly counter?: CounterName;
+}
+
+const VIDEO_EXTENSIONS: ReadonlySet<string> = new Set([
+  ".mov",
+  ".mp4",
+  ".m4v",
+  ".3gp",
+  ".avi",
+  ".mts",
+  ".m2ts",
+  ".mkv",
+  ".webm",
+  ".wmv",
+  ".mpg",
+  ".mpeg",
+  ".insv",
+  ".360",
+  ".lrv",
+]);
+
+/** RAW files of cameras and phones (Adobe's DNG, which phones write, among them). */
+const RAW_EXTENSIONS: ReadonlySet<string> = new Set([
+  ".3fr",
+  ".arw",
+  ".cr2",
+  ".cr3",
+  ".crw",
+  ".dcr",
+  ".dng",
+  ".erf",
+  ".fff",
+  ".gpr",
+  ".iiq",
+  ".k25",
+  ".kdc",
+  ".mef",
+  ".mos",
+  ".mrw",
+  ".nef",
+  ".nrw",
+  ".orf",
+  ".pef",
+  ".raf",
+  ".raw",
+  ".rw2",
+  ".rwl",
+  ".sr2",
+  ".srf",
+  ".srw",
+  ".x3f",
+]);
+
+/** Google Camera (`00001IMG_00001_BURST…`), Nothing (13 digits: milliseconds since 1970). */
+const GOOGLE_BURST = /^\d{5}[A-Za-z]+_(\d{5})_BURST(\d{13,17})$/;
+/** Sony Xperia, also its predictive capture (`DSCPDC_0000_BURST…`). */
+const XPERIA_BURST = /^DSC(?:PDC)?_(\d{4})_BURST(\d{17})$/;
+/** `<shot>_BURST001`: Huawei, Honor, Fairphone, Motorola, OPPO and OnePlus. */
+const SUFFIX_BURST = /^(.+?)_BURST(\d{2,4})$/;
+/** Samsung: the burst's time, then the frame. */
+const SAMSUNG_BURST = /^(\d{8}_\d{6})_(\d{3})$/;
+/** GoPro: `G`, the group, the frame. */
+const GOPRO_BURST = /^G(\d{3})(\d{4})$/;
+/**
+ * A camera's running number: up to five characters (`IMG_`, `DSC`, `_DSC`, `DSCF`, `P`, `3H2A`)
+ * not ending in a digit, then 3 to 7 digits (`P1010001` is folder 101, file 0001).
+ */
+const COUNTER = /^([A-Za-z0-9_]{0,4}[A-Za-z_-])(\d{3,7})$/;
+/** A date and a time in a name (`20231014_183246`, `IMG20240828140543`): not a counter. */
+const DATE_TIME = /\d{8}[_-]?\d{6}/;
+
+/** The tokens a Pixel writes after the first dot: `RAW-01`, `MP`, `COVER`, `PORTRAIT`, `TS`. */
+const PIXEL_TOKEN = /^[A-Z][A-Z0-9_]*(?:-\d{2})?$/;
+
+/**
+ * Reads a file name.
+ *
+ * @param fileName The asset's original file name.
+ * @returns What it says.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readName } from "./names.ts";
+ *
+ * const pixel = readName("PXL_20231207_032111247.RAW-01.COVER.jpg");
+ * assert.equal(pixel.stem, "PXL_20231207_032111247");
+ * assert.equal(pixel.cover, true);
+ * assert.deepEqual(readName("IMG_1234.CR3").counter, { prefix: "img_", number: 1234 });
+ * assert.equal(readName("IMG_1234-bearbeitet.jpg").derivation?.base, "IMG_1234");
+ * assert.deepEqual(readName("IMG_20231014_183246_BURST002.jpg").burst, {
+ *   family: "suffix",
+ *   key: "img_20231014_183246",
+ *   index: 2,
+ * });
+ * ```
+ */
+export function readName(fileName: string): NameInfo {
+  const name = isAscii(fileName) ? fileName : fileName.normalize("NFC");
+  const dot = name.lastIndexOf(".");
+  const extension = dot > 0 ? name.slice(dot).toLowerCase() : "";
+  const full = dot > 0 ? name.slice(0, dot) : name;
+  let head = full;
+  let tail = "";
+  const first = full.indexOf(".");
+  // `PXL_….RAW-01.COVER`, `IMG_1234.HEIC` converted to JPEG: the shot is before the first dot.
+  // A dotted number (`10.15.32`, `2024.05.01`) stays whole.
+  if (first > 0 && !(isDigitAt(full, first - 1) && isDigitAt(full, first + 1))) {
+    head = full.slice(0, first);
+    tail = full.slice(first + 1);
+  }
+  let derivation: Derivation | undefined;
+  if (tail !== "") {
+    // Marks after a Pixel's tokens (`….MP~2`); its `-01` are no marks.
+    const marked = derivationOf(tail, false);
+    if (marked !== undefined) {
+      tail = marked.base;
+      derivation = marked;
+    }
+  }
+  const own = derivationOf(head, true);
+  if (own !== undefined) {
+    head = own.base;
+    derivation = derivation === undefined ? own : {
+      base: head,
+      kind: strongest(derivation.kind, own.kind),
+      marks: [...derivation.marks, ...own.marks],
+      kinds: [...derivation.kinds, ...own.kinds],
+    };
+  }
+  let multiFile = false;
+  let cover = false;
+  let original = false;
+  if (tail !== "") {
+    let tokens = true;
+    for (const token of tail.split(".")) {
+      const upper = token.toUpperCase();
+      tokens &&= PIXEL_TOKEN.test(upper);
+      if (upper === "COVER") cover = true;
+      else if (upper === "ORIGINAL") original = true;
+      else if (/-\d{2}$/.test(upper)) multiFile = true;
+    }
+    multiFile = tokens && (multiFile || cover || original);
+  }
+  let burstName = head;
+  if (head.endsWith("_COVER")) {
+    cover = true;
+    burstName = head.slice(0, -"_COVER".length);
+  }
+  const burst = derivation === undefined ? burstOf(burstName) : undefined;
+  const counter = burst === undefined && derivation === undefined ? counterOf(head) : undefined;
+  return {
+    extension,
+    video: VIDEO_EXTENSIONS.has(extension),
+    raw: RAW_EXTENSIONS.has(extension),
+    stem: head,
+    key: head.toLowerCase(),
+    ...(derivation === undefined ? {} : { derivation: { ...derivation, base: head } }),
+    cover,
+    original,
+    multiFile,
+    timed: DATE_TIME.test(head),
+    ...(burst === undefined ? {} : { burst }),
+    ...(counter === undefined ? {} : { counter }),
+  };
+}
+
+function burstOf(name: string): BurstName | undefined {
+  let match: RegExpExecArray | null;
+  if (name.includes("_BURST")) {
+    if ((match = GOOGLE_BURST.exec(name))) {
+      const family = match[2].length === 13 ? "nothing" : "google";
+      return { family, key: match[2], index: Number(match[1]) };
+    }
+    if ((match = XPERIA_BURST.exec(name))) {
+      return { family: "xperia", key: match[2], index: Number(match[1]) };
+    }
+    if ((match = SUFFIX_BURST.exec(name))) {
+      return { family: "suffix", key: match[1].toLowerCase(), index: Number(match[2]) };
+    }
+    return undefined;
+  }
+  if (name.length === 19 && (match = SAMSUNG_BURST.exec(name))) {
+    return { family: "samsung", key: match[1], index: Number(match[2]) };
+  }
+  if (name.length === 8 && (match = GOPRO_BURST.exec(name))) {
+    return { family: "gopro", key: match[1], index: Number(match[2]) };
+  }
+  return undefined;
+}
+
+function counterOf(name: string): CounterName | undefined {
+  if (name.length > 12 || !isDigitAt(name, name.length - 1)) return undefined;
+  const match = COUNTER.exec(name);
+  if (match === null || DATE_TIME.test(name)) return undefined;
+  return { prefix: match[1].toLowerCase(), number: Number(match[2]) };
+}
+
+function isDigitAt(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return code >= 48 && code <= 57;
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return false;
+  return true;
+}
