@@ -37,4 +37,10 @@ export class Forest {
   joined(i: number): boolean {
     return this.#size[this.find(i)] > 1;
   }
+
+  /** The representative of `i`'s set, or -1 when `i` was joined with no other. */
+  joinedRoot(i: number): number {
+    const root = this.find(i);
+    return this.#size[root] > 1 ? root : -1;
+  }
 }

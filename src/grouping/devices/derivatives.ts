@@ -93,65 +93,86 @@ const LONGEST_SUFFIX = Math.max(...[...EDIT_SUFFIXES].map((suffix) => suffix.len
 const COPY_WORDS = /(?: - (?:copy|kopie|copie|copia)| (?:copy|kopie|copie|copia)(?: \d{1,3})?)$/i;
 /** `(1)`, ` (2)`: Google Takeout, browsers and Windows name a second file of one name so. */
 const NUMBERED_COPY = /\s?\(\d{1,3}\)$/;
-/** `~2`: Google Photos and the galleries of Android phones save an edit as a numbered copy. */
-const TILDE_COPY = /~\d{1,3}$/;
-/** `-Edit-2`, `-edited-2`: a second edit in Lightroom or Photoshop. */
-const NUMBERED_EDIT = /[-_ ](?:edit|edited)-\d{1,3}$/i;
-/** `-1`, `-2`: numbered exports (Lightroom's `-2` for a name taken). */
-const DASH_NUMBER = /-\d{1,2}$/;
-/** `_01`: darktable's duplicates of one RAW, and their exports. */
-const DARKTABLE_VERSION = /_\d{2}$/;
 /** What a number mark must not leave behind: a date (`2024-05`) or a time (`…_10_15`). */
 const DATE_OR_TIME_END = /(?:\d{4}-\d{1,2}|[-_]\d{2})$/;
-/** Epson FastFoto's enhanced scan (`_a`) and the back of the print (`_b`) of `…_0001`. */
-const FASTFOTO = /\d_([ab])$/;
 /** Apple Photos exports the edited version of `IMG_1234` as `IMG_E1234`. */
 const APPLE_EDIT = /^(IMG_)E(\d{4})$/i;
 
 const RANK: Readonly<Record<DerivativeKind, number>> = { edit: 3, copy: 2, back: 1 };
 
+const TILDE = 126;
+const DASH = 45;
+const UNDERSCORE = 95;
+const SPACE = 32;
+const CLOSE = 41;
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** Whether `name` holds `word` (lower-case) ending at `end`, ignoring case. */
+function endsWith(name: string, word: string, end: number): boolean {
+  return end >= word.length && name.slice(end - word.length, end).toLowerCase() === word;
+}
+
 /**
  * One version mark at the end of a name (or Apple's at its start), or undefined when there is
  * none. `numbered` allows the marks that are only numbers (`-2`, `_01`), which a Pixel's
- * `.RAW-01` would otherwise read as one.
+ * `.RAW-01` would otherwise read as one. It looks at characters before it runs a pattern: it
+ * reads 200 000 names a pass.
  */
 function outerMark(
   name: string,
   numbered: boolean,
 ): { base: string; mark: string; kind: DerivativeKind } | undefined {
-  const last = name.charCodeAt(name.length - 1);
-  const isDigit = last >= 48 && last <= 57;
+  const length = name.length;
+  const last = name.charCodeAt(length - 1);
   let match: RegExpExecArray | null;
-  if (last === 41 /* ) */ && (match = NUMBERED_COPY.exec(name))) {
-    return cut(name, match[0], "copy");
+  if (last === CLOSE) {
+    return (match = NUMBERED_COPY.exec(name)) ? cut(name, match[0], "copy") : undefined;
   }
-  if (isDigit) {
-    if ((match = TILDE_COPY.exec(name))) return cut(name, match[0], "edit");
-    if ((match = NUMBERED_EDIT.exec(name))) return cut(name, match[0], "edit");
-    if ((match = COPY_WORDS.exec(name))) return cut(name, match[0], "copy");
-    if (numbered) {
-      const number = DASH_NUMBER.exec(name) ?? DARKTABLE_VERSION.exec(name);
-      const mark = number === null ? undefined : cut(name, number[0], "edit");
-      if (mark !== undefined && !DATE_OR_TIME_END.test(mark.base)) return mark;
+  if (isDigit(last)) {
+    let at = length - 1;
+    while (at > 0 && isDigit(name.charCodeAt(at - 1))) at--;
+    const digits = length - at;
+    const before = name.charCodeAt(at - 1);
+    if (digits > 3) {
+      if (digits === 4 && length === 9 && (match = APPLE_EDIT.exec(name))) {
+        return { base: `${match[1]}${match[2]}`, mark: "IMG_E", kind: "edit" };
+      }
+      return undefined;
     }
-    if ((match = APPLE_EDIT.exec(name))) {
-      return { base: `${match[1]}${match[2]}`, mark: "IMG_E", kind: "edit" };
+    if (before === TILDE) return cut(name, name.slice(at - 1), "edit");
+    if (before === DASH && (endsWith(name, "edit", at - 1) || endsWith(name, "edited", at - 1))) {
+      const word = endsWith(name, "edited", at - 1) ? 6 : 4;
+      const separator = name.charCodeAt(at - 2 - word);
+      if (separator === DASH || separator === UNDERSCORE || separator === SPACE) {
+        return cut(name, name.slice(at - 2 - word), "edit");
+      }
+    }
+    if (before === SPACE && (match = COPY_WORDS.exec(name))) return cut(name, match[0], "copy");
+    const number = numbered &&
+      ((before === DASH && digits <= 2) || (before === UNDERSCORE && digits === 2));
+    if (number) {
+      const mark = cut(name, name.slice(at - 1), "edit");
+      if (!DATE_OR_TIME_END.test(mark.base)) return mark;
     }
     return undefined;
   }
-  if ((match = FASTFOTO.exec(name))) {
-    return cut(name, match[0].slice(1), match[1] === "a" ? "edit" : "back");
+  // Epson FastFoto's enhanced scan (`_a`) and the back of the print (`_b`) of `…_0001`.
+  if (
+    (last === 97 || last === 98) && name.charCodeAt(length - 2) === UNDERSCORE &&
+    isDigit(name.charCodeAt(length - 3))
+  ) {
+    return cut(name, name.slice(length - 2), last === 97 ? "edit" : "back");
   }
   if ((match = COPY_WORDS.exec(name))) return cut(name, match[0], "copy");
-  const lower = name.slice(-LONGEST_SUFFIX).toLowerCase();
   // The longest suffix first: `-ha editado` before ` editado`.
-  for (let at = 0; at < lower.length - 1; at++) {
-    const code = lower.charCodeAt(at);
-    if (code !== 45 && code !== 95 && code !== 32) continue;
-    const suffix = lower.slice(at);
-    if (EDIT_SUFFIXES.has(suffix)) {
-      return cut(name, name.slice(name.length - suffix.length), "edit");
-    }
+  for (let at = Math.max(0, length - LONGEST_SUFFIX); at < length - 1; at++) {
+    const code = name.charCodeAt(at);
+    if (code !== DASH && code !== UNDERSCORE && code !== SPACE) continue;
+    const suffix = name.slice(at);
+    if (EDIT_SUFFIXES.has(suffix.toLowerCase())) return cut(name, suffix, "edit");
   }
   return undefined;
 }

@@ -5,15 +5,8 @@
  *
  * @module
  */
-import { type Facts, LINK, type LinkKind } from "./links.ts";
+import { type Facts, LINK, type LinkKind, type Links } from "./links.ts";
 import type { BurstFamily } from "./names.ts";
-
-/** A link of a group. */
-interface Joined {
-  readonly a: number;
-  readonly b: number;
-  readonly kind: LinkKind;
-}
 
 const FAMILY_NAMES: Readonly<Record<BurstFamily, string | undefined>> = {
   // Nexus and Pixel phones: the camera says which.
@@ -34,6 +27,15 @@ const FAMILY_NAMES: Readonly<Record<BurstFamily, string | undefined>> = {
  */
 function makerOf(camera: string | undefined): string | undefined {
   if (camera === undefined) return undefined;
+  let maker = MAKERS.get(camera);
+  if (maker === undefined) MAKERS.set(camera, maker = makerName(camera));
+  return maker;
+}
+
+/** The makers of the cameras met, by camera: a library holds a few dozen. */
+const MAKERS = new Map<string, string>();
+
+function makerName(camera: string): string {
   if (/\biPhone\b/.test(camera)) return "iPhone";
   if (/\bPixel\b/.test(camera)) return "Pixel";
   const word = camera.split(/[\s,]/)[0];
@@ -46,42 +48,33 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
-/** `RAW+JPEG`, `HEIC+JPEG`: the formats of one shot, RAW first. */
-function formats(files: readonly number[], facts: Facts): string {
+/** `RAW+JPEG`, `HEIC+JPEG`: the formats of some files, RAW first, JPEG last. */
+function formats(files: Iterable<number>, facts: Facts): string {
   const kinds = new Set<string>();
   for (const m of files) {
     const { raw, extension } = facts.names[m];
     const plain = extension.slice(1).toUpperCase();
-    kinds.add(raw ? "RAW" : plain === "JPEG" ? "JPG" : plain);
+    kinds.add(raw ? "RAW" : plain === "JPG" ? "JPEG" : plain);
   }
-  const sorted = [...kinds].sort((a, b) =>
-    (a === "RAW" ? -1 : b === "RAW" ? 1 : 0) || (a === "JPG" ? 1 : b === "JPG" ? -1 : 0) ||
-    (a < b ? -1 : 1)
-  );
-  return sorted.map((kind) => (kind === "JPG" ? "JPEG" : kind)).join("+");
+  const rank = (kind: string) => (kind === "RAW" ? 0 : kind === "JPEG" ? 2 : 1);
+  return [...kinds].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1)).join("+");
 }
 
-/** The frames a group's sequence or burst links join: distinct file numbers or burst frames. */
-function frames(links: readonly Joined[], kinds: readonly LinkKind[], facts: Facts): Set<string> {
-  const seen = new Set<string>();
-  for (const { a, b, kind } of links) {
-    if (!kinds.includes(kind)) continue;
-    for (const m of [a, b]) {
-      const { counter, burst } = facts.names[m];
-      seen.add(counter !== undefined ? `${counter.number}` : `${burst?.key}/${burst?.index}`);
-    }
+/** The frames the links of one kind join: distinct file numbers, or burst frames. */
+function frameCount(links: Links, own: ArrayLike<number>, kind: LinkKind, facts: Facts): number {
+  let seen: Set<number> | undefined;
+  for (let i = 0; i < own.length; i++) {
+    const l = own[i];
+    if (links.kind[l] !== kind) continue;
+    seen ??= new Set();
+    seen.add(frameOf(links.a[l], facts)).add(frameOf(links.b[l], facts));
   }
-  return seen;
+  return seen?.size ?? 0;
 }
 
-/** The file numbers a group's bracket links join. */
-function bracketNumbers(links: readonly Joined[], facts: Facts): Set<number> {
-  const numbers = new Set<number>();
-  for (const { a, b, kind } of links) {
-    if (kind !== LINK.bracket) continue;
-    for (const m of [a, b]) numbers.add(facts.names[m].counter!.number);
-  }
-  return numbers;
+function frameOf(m: number, facts: Facts): number {
+  const { counter, burst } = facts.names[m];
+  return counter?.number ?? burst!.index;
 }
 
 /**
@@ -89,107 +82,137 @@ function bracketNumbers(links: readonly Joined[], facts: Facts): Set<number> {
  * `; `.
  *
  * @param members The group's photos, by index.
- * @param links The links that joined them.
+ * @param links Every link.
+ * @param own The group's links, by index into `links`.
  * @param facts What was read from each photo.
  * @returns The label, e.g. `HDR bracket, 3 exposures; RAW+JPEG pairs`.
  */
 export function describeGroup(
   members: readonly number[],
-  links: readonly Joined[],
+  links: Links,
+  own: ArrayLike<number>,
   facts: Facts,
 ): string {
   const { assets, names } = facts;
   const parts: string[] = [];
-  const bracket = bracketNumbers(links, facts);
-  const maker = makerOf(members.map((m) => assets[m].camera).find((c) => c !== undefined));
-  if (bracket.size > 0) parts.push(`HDR bracket, ${plural(bracket.size, "exposure")}`);
-  else {
-    const burst = frames(links, [LINK.burst], facts);
-    if (burst.size > 1) parts.push(`${maker ?? "Camera"} burst, ${plural(burst.size, "frame")}`);
-  }
-  const named = frames(links, [LINK.namedBurst], facts);
-  if (named.size > 1) {
-    const family = names[links.find((l) => l.kind === LINK.namedBurst)!.a].burst!.family;
+  let maker: string | undefined;
+  for (const m of members) if ((maker = makerOf(assets[m].camera)) !== undefined) break;
+  const exposures = frameCount(links, own, LINK.bracket, facts);
+  const burst = frameCount(links, own, LINK.burst, facts);
+  const named = frameCount(links, own, LINK.namedBurst, facts);
+  if (exposures > 0) parts.push(`HDR bracket, ${plural(exposures, "exposure")}`);
+  else if (burst > 1) parts.push(`${maker ?? "Camera"} burst, ${plural(burst, "frame")}`);
+  if (named > 1) {
+    let family: BurstFamily | undefined;
+    for (let i = 0; i < own.length && family === undefined; i++) {
+      if (links.kind[own[i]] === LINK.namedBurst) family = names[links.a[own[i]]].burst!.family;
+    }
     const who = family === "google" && maker === "Pixel"
       ? maker
-      : FAMILY_NAMES[family] ?? maker ?? "Phone";
-    parts.push(`${who} burst, ${plural(named.size, "frame")}`);
+      : FAMILY_NAMES[family!] ?? maker ?? "Phone";
+    parts.push(`${who} burst, ${plural(named, "frame")}`);
   }
-  const shots = links.filter((l) => l.kind === LINK.shot);
-  if (shots.length > 0) {
-    const files = [...new Set(shots.flatMap((l) => [l.a, l.b]))];
-    const shotCount = new Set(files.map((m) => names[m].key)).size;
-    const kinds = formats(files, facts);
+  const shotFiles = new Set<number>();
+  const versions = new Map<string, Map<string, number>>();
+  for (let i = 0; i < own.length; i++) {
+    const l = own[i];
+    if (links.kind[l] === LINK.shot) shotFiles.add(links.a[l]).add(links.b[l]);
+    if (links.kind[l] !== LINK.version) continue;
+    const parent = assets[links.a[l]].originalFileName;
+    const word = versionWord(names[links.b[l]].derivation!);
+    const words = versions.get(parent) ?? new Map<string, number>();
+    versions.set(parent, words.set(word, (words.get(word) ?? 0) + 1));
+  }
+  if (shotFiles.size > 0) {
+    const shots = new Set([...shotFiles].map((m) => names[m].key)).size;
+    const kinds = formats(shotFiles, facts);
     parts.push(
       kinds.includes("+")
-        ? `${kinds} ${shotCount === 1 ? "pair" : "pairs"}`
-        : `${plural(shotCount, "shot")} in several files`,
+        ? `${kinds} ${shots === 1 ? "pair" : "pairs"}`
+        : `${plural(shots, "shot")} in several files`,
     );
   }
-  const versions = links.filter((l) => l.kind === LINK.version);
-  const byParent = new Map<string, string[]>();
-  for (const { a, b } of versions) {
-    const parent = assets[a].originalFileName;
-    const list = byParent.get(parent) ?? [];
-    list.push(versionWord(names[b].derivation!.kind, names[b].derivation!.marks));
-    byParent.set(parent, list);
-  }
-  for (const [parent, words] of byParent) {
-    for (const word of new Set(words)) {
-      const count = words.filter((w) => w === word).length;
+  for (const [parent, words] of versions) {
+    for (const [word, count] of words) {
       parts.push(`${count === 1 ? word : `${count} ${word}s`} of ${parent}`);
     }
   }
   return parts.join("; ");
 }
 
-function versionWord(kind: string, marks: readonly string[]): string {
-  if (marks.includes("_a")) return "enhanced scan";
-  if (kind === "back") return "back";
-  return kind === "edit" ? "edited copy" : "copy";
+function versionWord(derivation: { readonly kind: string; readonly marks: readonly string[] }) {
+  if (derivation.marks.includes("_a")) return "enhanced scan";
+  if (derivation.kind === "back") return "back";
+  return derivation.kind === "edit" ? "edited copy" : "copy";
 }
 
 /**
  * The photos the rules would make a group's cover: its edited copies, else its copies, else
- * what the maker marked COVER, else the middle exposure of a bracket, else the first frame of a
- * burst; none for a pair alone (the extension promotion picks the JPEG).
+ * what the maker marked COVER, else what it did not mark ORIGINAL, else the middle exposure of
+ * a bracket, else the first frame of a burst; none for a pair alone (the extension promotion
+ * picks the JPEG).
  *
  * @param members The group's photos, by index.
- * @param links The links that joined them.
+ * @param links Every link.
+ * @param own The group's links, by index into `links`.
  * @param facts What was read from each photo.
  * @returns The preferred photos, by index.
  */
 export function preferredOf(
   members: readonly number[],
-  links: readonly Joined[],
+  links: Links,
+  own: ArrayLike<number>,
   facts: Facts,
 ): number[] {
   const { assets, names } = facts;
-  for (const kind of ["edit", "copy"]) {
-    const versions = members.filter((m) =>
-      names[m].derivation?.kind === kind && !names[m].derivation!.marks.includes("_b")
-    );
-    if (versions.length > 0) return versions;
+  // One pass over the members for what decides most groups; the rest only for sequences.
+  let edits = 0;
+  let copies = 0;
+  let covers = 0;
+  let originals = 0;
+  for (const m of members) {
+    const { derivation, cover, original } = names[m];
+    if (derivation !== undefined && !derivation.marks.includes("_b")) {
+      if (derivation.kind === "edit") edits++;
+      else if (derivation.kind === "copy") copies++;
+    }
+    if (cover) covers++;
+    if (original) originals++;
   }
-  const covers = members.filter((m) => names[m].cover);
-  if (covers.length > 0) return covers;
-  // A Pixel's `.PORTRAIT.jpg` before its `.PORTRAIT.ORIGINAL.jpg`.
-  const processed = members.filter((m) => !names[m].original);
-  if (processed.length > 0 && processed.length < members.length) return processed;
-  const bracket = [...bracketNumbers(links, facts)];
-  if (bracket.length > 0) {
-    const exposureOf = (number: number) =>
-      members.find((m) => names[m].counter?.number === number && assets[m].exposure !== undefined);
-    const byExposure = bracket.sort((x, y) =>
-      assets[exposureOf(x)!].exposure! - assets[exposureOf(y)!].exposure! || x - y
+  if (edits > 0) return members.filter((m) => names[m].derivation?.kind === "edit");
+  if (copies > 0) {
+    return members.filter((m) =>
+      names[m].derivation?.kind === "copy" && !names[m].derivation!.marks.includes("_b")
     );
-    const middle = byExposure[Math.floor((byExposure.length - 1) / 2)];
+  }
+  if (covers > 0) return members.filter((m) => names[m].cover);
+  // A Pixel's `.PORTRAIT.jpg` before its `.PORTRAIT.ORIGINAL.jpg`.
+  if (originals > 0 && originals < members.length) {
+    return members.filter((m) => !names[m].original);
+  }
+  let bracket: Map<number, number> | undefined;
+  let sequence = false;
+  for (let i = 0; i < own.length; i++) {
+    const l = own[i];
+    const kind = links.kind[l];
+    sequence ||= kind === LINK.burst || kind === LINK.namedBurst;
+    if (kind !== LINK.bracket) continue;
+    bracket ??= new Map();
+    for (const m of [links.a[l], links.b[l]]) {
+      const exposure = assets[m].exposure;
+      if (exposure !== undefined) bracket.set(names[m].counter!.number, exposure);
+    }
+  }
+  if (bracket !== undefined) {
+    const byExposure = [...bracket].sort(([x, ex], [y, ey]) => ex - ey || x - y);
+    const middle = byExposure[Math.floor((byExposure.length - 1) / 2)][0];
     return members.filter((m) => names[m].counter?.number === middle);
   }
-  const sequence = links.some((l) => l.kind === LINK.burst || l.kind === LINK.namedBurst);
-  if (!sequence) return [];
+  if (!sequence) return NONE;
   const order = (m: number) => names[m].counter?.number ?? names[m].burst?.index ?? Infinity;
   let first = Infinity;
   for (const m of members) first = Math.min(first, order(m));
   return members.filter((m) => order(m) === first && names[m].derivation === undefined);
 }
+
+const NONE: number[] = [];

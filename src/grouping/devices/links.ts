@@ -39,6 +39,13 @@ export interface Facts {
 /** Where links go. */
 export type Link = (a: number, b: number, kind: LinkKind) => void;
 
+/** The links made, link `l` joining `a[l]` and `b[l]` for `kind[l]`. */
+export interface Links {
+  readonly a: number[];
+  readonly b: number[];
+  readonly kind: LinkKind[];
+}
+
 /** Files of one shot are written within this much of each other. */
 const SAME_SHOT_MS = 2_000;
 /**
@@ -115,6 +122,8 @@ export function linkShots(members: readonly number[], facts: Facts, link: Link):
       pairs.push({ a, b, gap });
     }
   }
+  if (pairs.length === 0) return;
+  if (members.length === 2) return link(pairs[0].a, pairs[0].b, LINK.shot);
   pairs.sort((x, y) => x.gap - y.gap || x.a - y.a || x.b - y.b);
   // Each shot as the lower-case names it holds, by its first member.
   const shotOf = new Map<number, number>(members.map((m) => [m, m]));

@@ -18,7 +18,8 @@
 import type { Asset, Group } from "../../model.ts";
 import { parseTime } from "../_extract.ts";
 import { Forest } from "../_forest.ts";
-import { bucketHash, type BucketHashes, compare, type GroupingResult } from "../group.ts";
+import { compare, type GroupingResult } from "../group.ts";
+import { BUCKET, Buckets } from "./buckets.ts";
 import { describeGroup, preferredOf } from "./labels.ts";
 import {
   EDIT_AFTER_MS,
@@ -27,6 +28,7 @@ import {
   LINK,
   type LinkKind,
   linkNamedBurst,
+  type Links,
   linkSequences,
   linkShots,
   parentOf,
@@ -49,11 +51,6 @@ const DAY_MS = 86_400_000;
 const DAY_START_MS = 4 * 3_600_000;
 /** Weeks start on a Monday: 1970-01-01 was a Thursday. */
 const WEEK_START_MS = 4 * DAY_MS;
-
-/** A stem bucket: a stem's originals of one week, and the versions that may be theirs. */
-function stemBucket(key: string, week: number): string {
-  return `n${week}:${key}`;
-}
 
 /**
  * Groups photos by the default rules.
@@ -92,91 +89,115 @@ export function groupByDevices(
   const names: NameInfo[] = new Array(n);
   const times = new Float64Array(n);
   const skipped = [];
-  const buckets = new Map<string, number[]>();
-  const bucketsOf: string[][] = new Array(n);
+  const buckets = new Buckets(n, options.buckets === true);
+  const cameras = new CameraIds();
   for (let i = 0; i < n; i++) {
     const asset = assets[i];
     const time = parseTime(asset.localDateTime);
     names[i] = readName(asset.originalFileName);
     times[i] = time;
+    buckets.begin(i);
     if (Number.isNaN(time)) {
       const detail = `cannot parse ${JSON.stringify(asset.localDateTime)} as an ISO 8601 time`;
       skipped.push({ asset, reason: "invalid-time" as const, key: "localDateTime", detail });
-      bucketsOf[i] = [];
       continue;
     }
-    const keys = bucketKeys(asset, names[i], time, options.sameShot === true);
-    bucketsOf[i] = keys;
-    for (const key of keys) {
-      const members = buckets.get(key);
-      if (members === undefined) buckets.set(key, [i]);
-      else members.push(i);
-    }
+    addBuckets(i, { asset, name: names[i], time, buckets, cameras, sameShot: options.sameShot });
   }
 
   const facts: Facts = { assets, names, times };
   const forest = new Forest(n);
-  const links: { a: number; b: number; kind: LinkKind }[] = [];
+  const links: Links = { a: [], b: [], kind: [] };
   const link = (a: number, b: number, kind: LinkKind) => {
     forest.union(a, b);
-    links.push({ a, b, kind });
+    links.a.push(a);
+    links.b.push(b);
+    links.kind.push(kind);
   };
-  for (const [key, members] of buckets) {
+  for (let id = 0; id < buckets.members.length; id++) {
+    const members = buckets.members[id];
     if (members.length < 2) continue;
-    if (key.charCodeAt(0) === 110 /* n */) {
+    const kind = buckets.kinds[id];
+    if (kind === BUCKET.stem) {
       linkShots(members.filter((m) => names[m].derivation === undefined), facts, link);
-    } else if (key.charCodeAt(0) === 115 /* s */) linkSequences(members, facts, link);
+    } else if (kind === BUCKET.sequence) linkSequences(members, facts, link);
     else linkNamedBurst(members, facts, link);
   }
   for (let i = 0; i < n; i++) {
-    if (names[i].derivation === undefined || bucketsOf[i].length === 0) continue;
-    const parent = parentOf(i, candidatesOf(bucketsOf[i], buckets), facts);
+    if (names[i].derivation === undefined) continue;
+    const parent = parentOf(i, candidatesOf(i, buckets), facts);
     if (parent !== undefined) link(parent, i, LINK.version);
   }
 
   return {
     groups: collect(facts, forest, links),
     skipped: skipped.sort((a, b) => compare(a.asset.id, b.asset.id)),
-    ...(options.buckets ? { buckets: bucketsOf.map(hashes) } : {}),
+    ...(options.buckets
+      ? { buckets: Array.from({ length: n }, (_, i) => buckets.hashesOf(i)) }
+      : {}),
   };
 }
 
-function* candidatesOf(
-  keys: readonly string[],
-  buckets: ReadonlyMap<string, readonly number[]>,
-): Generator<number> {
-  for (const key of keys) if (key.charCodeAt(0) === 110) yield* buckets.get(key)!;
-}
+/** Small numbers for each camera and lens met, so that bucket keys stay short. */
+class CameraIds {
+  readonly #ids = new Map<string | undefined, Map<string | undefined, number>>();
+  #next = 0;
 
-function hashes(keys: readonly string[]): BucketHashes {
-  return keys.length === 1 ? bucketHash(keys[0]) : keys.map(bucketHash);
-}
-
-/** The buckets of one photo, computed from it alone. */
-function bucketKeys(asset: Asset, name: NameInfo, time: number, sameShot: boolean): string[] {
-  const derivation = name.derivation;
-  if (derivation !== undefined) {
-    // The original was taken in the weeks before the version (or the day after).
-    const keys: string[] = [];
-    for (let week = weekOf(time - EDIT_AFTER_MS); week <= weekOf(time + EDIT_BEFORE_MS); week++) {
-      keys.push(stemBucket(name.key, week));
-    }
-    return keys;
+  of(camera: string | undefined, lens: string | undefined): number {
+    let byLens = this.#ids.get(camera);
+    if (byLens === undefined) this.#ids.set(camera, byLens = new Map());
+    let id = byLens.get(lens);
+    if (id === undefined) byLens.set(lens, id = this.#next++);
+    return id;
   }
-  const keys = [stemBucket(name.key, weekOf(time))];
-  if (sameShot || name.video) return keys;
-  const camera = asset.camera;
+}
+
+function* candidatesOf(version: number, buckets: Buckets): Generator<number> {
+  for (const id of buckets.of(version)) {
+    if (buckets.kinds[id] === BUCKET.stem) yield* buckets.members[id];
+  }
+}
+
+/** What {@linkcode addBuckets} reads. */
+interface Placing {
+  readonly asset: Asset;
+  readonly name: NameInfo;
+  readonly time: number;
+  readonly buckets: Buckets;
+  readonly cameras: CameraIds;
+  readonly sameShot?: boolean;
+}
+
+/** Puts photo `i` in its buckets, computed from it alone. */
+function addBuckets(i: number, placing: Placing): void {
+  const { asset, name, time, buckets } = placing;
+  if (name.derivation !== undefined) {
+    // The original was taken in the weeks before the version (or the day after).
+    for (let week = weekOf(time - EDIT_AFTER_MS); week <= weekOf(time + EDIT_BEFORE_MS); week++) {
+      buckets.add(i, BUCKET.stem, week, name.key);
+    }
+    return;
+  }
+  buckets.add(i, BUCKET.stem, weekOf(time), name.key);
+  if (placing.sameShot || name.video) return;
+  const { camera } = asset;
   if (name.counter !== undefined && camera !== undefined) {
-    const { prefix } = name.counter;
-    keys.push(`s${dayOf(time)}:${prefix}\t${camera}\t${asset.lens ?? ""}`);
+    const id = placing.cameras.of(camera, asset.lens);
+    buckets.add(i, BUCKET.sequence, dayOf(time), name.counter.prefix, id);
   } else if (name.burst !== undefined) {
     const { family, key } = name.burst;
     // A GoPro's group numbers come back: a day and a camera tell them apart.
-    keys.push(
-      family === "gopro" ? `m${dayOf(time)}:gopro\t${key}\t${camera ?? ""}` : `m:${family}\t${key}`,
-    );
+    if (family !== "gopro") buckets.add(i, BUCKET.burst, 0, `${family}\t${key}`);
+    else {
+      buckets.add(
+        i,
+        BUCKET.burst,
+        dayOf(time),
+        `gopro\t${key}`,
+        placing.cameras.of(camera, undefined),
+      );
+    }
   }
-  return keys;
 }
 
 function dayOf(time: number): number {
@@ -188,29 +209,26 @@ function weekOf(time: number): number {
 }
 
 /** The groups of the joined photos, ordered as {@linkcode groupAssets} orders them. */
-function collect(
-  facts: Facts,
-  forest: Forest,
-  links: readonly { a: number; b: number; kind: LinkKind }[],
-): Group[] {
+function collect(facts: Facts, forest: Forest, links: Links): Group[] {
   const { assets, names, times } = facts;
-  const membersOf = new Map<number, number[]>();
+  // Each joined photo's group, numbered by root; then the links of each group, contiguous.
+  const groupOfRoot = new Int32Array(assets.length).fill(-1);
+  const membersOf: number[][] = [];
   for (let i = 0; i < assets.length; i++) {
-    if (!forest.joined(i)) continue;
-    const root = forest.find(i);
-    const members = membersOf.get(root);
-    if (members === undefined) membersOf.set(root, [i]);
-    else members.push(i);
+    const root = forest.joinedRoot(i);
+    if (root === -1) continue;
+    if (groupOfRoot[root] === -1) groupOfRoot[root] = membersOf.push([]) - 1;
+    membersOf[groupOfRoot[root]].push(i);
   }
-  const linksOf = new Map<number, { a: number; b: number; kind: LinkKind }[]>();
-  for (const l of links) {
-    const root = forest.find(l.a);
-    const list = linksOf.get(root);
-    if (list === undefined) linksOf.set(root, [l]);
-    else list.push(l);
-  }
-  const groups: Group[] = [];
-  for (const [root, members] of membersOf) {
+  const linkStart = new Int32Array(membersOf.length + 1);
+  const groupOfLink = links.a.map((a) => groupOfRoot[forest.find(a)]);
+  for (const g of groupOfLink) linkStart[g + 1]++;
+  for (let g = 0; g < membersOf.length; g++) linkStart[g + 1] += linkStart[g];
+  const order = new Int32Array(links.a.length);
+  const filled = linkStart.slice(0, membersOf.length);
+  groupOfLink.forEach((g, l) => (order[filled[g]++] = l));
+
+  const groups: Group[] = membersOf.map((members, g) => {
     members.sort((a, b) => compare(assets[a].id, assets[b].id));
     let stem = names[members[0]].stem;
     let earliest = times[members[0]];
@@ -218,14 +236,14 @@ function collect(
       if (names[m].stem < stem) stem = names[m].stem;
       if (times[m] < earliest) earliest = times[m];
     }
-    const groupLinks = linksOf.get(root)!;
-    const preferred = preferredOf(members, groupLinks, facts);
-    groups.push({
+    const own = order.subarray(linkStart[g], linkStart[g + 1]);
+    const preferred = preferredOf(members, links, own, facts);
+    return {
       key: `${stem}|${new Date(earliest).toISOString()}`,
       assets: members.map((m) => assets[m]),
-      label: describeGroup(members, groupLinks, facts),
+      label: describeGroup(members, links, own, facts),
       ...(preferred.length > 0 ? { preferred: preferred.map((m) => assets[m].id) } : {}),
-    });
-  }
+    };
+  });
   return groups.sort((a, b) => compare(a.key, b.key) || compare(a.assets[0].id, b.assets[0].id));
 }
