@@ -27,6 +27,7 @@ import type {
   User,
 } from "../model.ts";
 import { parseJsonObjectArray } from "./_json_array.ts";
+import { CameraReader } from "./_camera.ts";
 import { shownUrl } from "../shown_url.ts";
 import {
   createHttpClient,
@@ -190,6 +191,8 @@ export interface SearchFilter {
   readonly albumIds?: readonly string[];
   /** Ask for EXIF so that assets carry `fileSizeInByte` (size promotions). */
   readonly withFileSize?: boolean;
+  /** Ask for EXIF so that assets carry their camera, lens and exposure (the default rules). */
+  readonly withCamera?: boolean;
   /**
    * The criterion fields to keep on each asset (the others are neither checked nor kept).
    *
@@ -505,12 +508,21 @@ const anything = z.unknown();
 
 // Both `…Z` (search) and `…+00:00` (stacks) forms are valid.
 const timestamp = z.iso.datetime({ offset: true });
-/** What every asset needs: the fields promotion and planning read, and EXIF for sizes. */
+/** What every asset needs: the fields promotion and planning read, and EXIF for sizes and cameras. */
 const coreAssetSchema = z.object({
   id: z.string(),
   originalFileName: z.string(),
   localDateTime: timestamp,
-  exifInfo: z.object({ fileSizeInByte: z.number().nullish() }).nullish(),
+  exifInfo: z.object({
+    fileSizeInByte: z.number().nullish(),
+    make: z.string().nullish(),
+    model: z.string().nullish(),
+    lensModel: z.string().nullish(),
+    exposureTime: z.string().nullish(),
+    fNumber: z.number().nullish(),
+    iso: z.number().nullish(),
+    dateTimeOriginal: z.string().nullish(),
+  }).nullish(),
 });
 
 /** One schema per field that only criteria read; an asset is checked on the ones it keeps. */
@@ -659,6 +671,7 @@ function toAsset(
   item: Record<string, unknown>,
   ownerId: string,
   fields: readonly CriterionField[],
+  cameras?: CameraReader,
 ): AssetResult {
   const core = coreAssetSchema.safeParse(item);
   if (!core.success) {
@@ -678,6 +691,7 @@ function toAsset(
   }
   const size = core.data.exifInfo?.fileSizeInByte;
   if (size !== undefined && size !== null) asset.fileSizeInByte = size;
+  cameras?.read(core.data.exifInfo, asset);
   return { asset };
 }
 
@@ -920,6 +934,8 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
   }
   let user: Promise<User> | undefined;
   let permissions: Promise<readonly string[]> | undefined;
+  const cameras = new CameraReader();
+  const camerasOf = (filter: SearchFilter) => (filter.withCamera ? cameras : undefined);
 
   /**
    * The answers of one search, page by page, checked against Immich's paging contract: a page
@@ -961,7 +977,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
       ...(filter.takenAfter === undefined ? {} : { takenAfter: filter.takenAfter }),
       ...(filter.takenBefore === undefined ? {} : { takenBefore: filter.takenBefore }),
       ...(albumId === undefined ? {} : { albumIds: [albumId] }),
-      ...(filter.withFileSize ? { withExif: true } : {}),
+      ...(filter.withFileSize || filter.withCamera ? { withExif: true } : {}),
     };
   }
 
@@ -1009,7 +1025,12 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
           continue;
         }
       }
-      const result = toAsset(record, userId, filter.fields ?? ALL_CRITERION_FIELDS);
+      const result = toAsset(
+        record,
+        userId,
+        filter.fields ?? ALL_CRITERION_FIELDS,
+        camerasOf(filter),
+      );
       if ("asset" in result) {
         assets.push(result.asset);
         updatedAt.push(timeMs(record.updatedAt));
@@ -1316,7 +1337,7 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
           ...visibilityBody(visibility),
           withDeleted: true,
           updatedAfter,
-          ...(filter.withFileSize ? { withExif: true } : {}),
+          ...(filter.withFileSize || filter.withCamera ? { withExif: true } : {}),
         };
         const found = await scan(body, undefined, limit - changed.length);
         if (changed.length + found.size > limit) return undefined;
@@ -1339,7 +1360,12 @@ export function createImmichClient(options: ImmichClientOptions): ImmichClient {
             changed.push({ ...base, scopes: scopesIn });
             continue;
           }
-          const result = toAsset(item, userId, filter.fields ?? ALL_CRITERION_FIELDS);
+          const result = toAsset(
+            item,
+            userId,
+            filter.fields ?? ALL_CRITERION_FIELDS,
+            camerasOf(filter),
+          );
           changed.push(
             "asset" in result ? { ...base, scopes: scopesIn, asset: result.asset } : {
               ...base,
