@@ -269,8 +269,8 @@ const SCENARIOS: readonly Scenario[] = [
   {
     what: "a stack holding two unrelated photos: a conflict, left as it is and reported " +
       "(REPLACE_STACKS=true would replace it)",
-    files: ["IMG_9002.JPG", "IMG_9002.CR3", "IMG_9003.JPG"],
-    stack: ["IMG_9002.JPG", "IMG_9003.JPG"],
+    files: ["IMG_9002.JPG", "IMG_9002.CR3", "IMG_9005.JPG"],
+    stack: ["IMG_9002.JPG", "IMG_9005.JPG"],
   },
 ];
 

@@ -14,7 +14,7 @@ import { displayUrl } from "./shown_url.ts";
 import type { AnsweredStack, ImmichClient, SearchFilter } from "./api/immich.ts";
 import { searchScopes } from "./api/immich.ts";
 import { SETTINGS, type Settings } from "./config.ts";
-import { type Criteria, criterionFields, promotionInputs } from "./grouping/criteria.ts";
+import { criterionFields, type GroupingRules, promotionInputs } from "./grouping/criteria.ts";
 import {
   type BucketHashes,
   bucketList,
@@ -264,7 +264,7 @@ function cacheSettings(
  */
 export function promotionOptions(
   settings: Pick<Settings, "parentFilenamePromote" | "parentExtPromote">,
-  criteria: Criteria,
+  criteria: GroupingRules,
 ): PromotionOptions {
   const { regexPromotions, delimiters } = promotionInputs(criteria);
   return {
@@ -285,7 +285,7 @@ interface Reading {
   readonly client: ImmichClient;
   readonly user: User;
   readonly settings: Settings;
-  readonly criteria: Criteria;
+  readonly criteria: GroupingRules;
   readonly options: ReadingOptions;
   readonly memory: PassMemory;
   readonly log: Logger;
@@ -314,7 +314,7 @@ export async function readPassInput(
   client: ImmichClient,
   user: User,
   settings: Settings,
-  criteria: Criteria,
+  criteria: GroupingRules,
   options: ReadingOptions,
   log: Logger,
 ): Promise<PassInput> {
@@ -330,6 +330,7 @@ export async function readPassInput(
     takenBefore: settings.filterTakenBefore,
     albumIds,
     withFileSize: needsFileSize(promotion),
+    withCamera: criteria.form === "devices",
     fields: criterionFields(criteria),
   };
   const version = await client.serverVersion();
@@ -899,7 +900,9 @@ async function incrementalRead(
       library.groups.drop(index);
       continue;
     }
-    kept.push({ key: read2.keys.get(index)!, assets: rows.map((row) => assetOf(row)!) });
+    kept.push(
+      labelled({ key: read2.keys.get(index)!, assets: rows.map((row) => assetOf(row)!) }, reading),
+    );
   }
   const groups = [...kept, ...promoted]
     .map((group) => ({ group, key: group.key, first: smallestId(group) }))
@@ -982,6 +985,16 @@ async function incrementalRead(
     skippedAssets,
   });
   return { ...base, cache };
+}
+
+/**
+ * A group kept from the cache, with the rule that made it when the default rules did: they say
+ * it again from the group's assets alone, which is what made it (docs/incremental.md).
+ */
+function labelled(group: Group, reading: Reading): Group {
+  if (reading.criteria.form !== "devices") return group;
+  const label = groupAssets(group.assets, reading.criteria).groups[0]?.label;
+  return label === undefined ? group : { ...group, label };
 }
 
 /** Why a pass is full when a file of the cache cannot be read. */

@@ -10,7 +10,7 @@ import { literal } from "./log.ts";
 import { ApiError, delay } from "./api/http.ts";
 import { createImmichClient, type ImmichClient, neededPermissions } from "./api/immich.ts";
 import { SELF_REKT_PAUSE_MS, type Settings } from "./config.ts";
-import { type Criteria, parseCriteria } from "./grouping/criteria.ts";
+import { type GroupingRules, parseRules } from "./grouping/criteria.ts";
 import {
   type PassCache,
   type ReadingOptions,
@@ -346,7 +346,7 @@ export interface UserWork {
  */
 export function groupingWork(
   settings: Settings,
-  criteria: Criteria,
+  criteria: GroupingRules,
   reading?: ReadingOptions,
 ): UserWork {
   return {
@@ -360,7 +360,7 @@ async function prepare(
   client: ImmichClient,
   user: User,
   settings: Settings,
-  criteria: Criteria,
+  criteria: GroupingRules,
   reading: ReadingOptions | undefined,
   userLog: Logger,
 ): Promise<Prepared> {
@@ -754,7 +754,7 @@ function unfinishedReason(
 export function runPass(settings: Settings, options: RunOptions = {}): Promise<UserReport[]> {
   return runUsers(
     settings,
-    groupingWork(settings, parseCriteria(settings.criteria), options.reading),
+    groupingWork(settings, parseRules(settings.criteria), options.reading),
     options,
   );
 }

@@ -171,7 +171,7 @@ const RAW_JPEG: CorpusCase[] = [
   {
     kind: "raw+jpeg",
     name: "Canon IMG_ CR3 and JPG",
-    source: "simulot/immich-go docs/technical.md (RAW + JPEG Pairing)",
+    source: `${ISSUE}/55`,
     files: [
       photo("IMG_1234.JPG", "2024-03-02T09:15:40.120Z", R5, x("1/250")),
       photo("IMG_1234.CR3", "2024-03-02T09:15:40.120Z", R5, x("1/250")),
@@ -261,7 +261,8 @@ const RAW_JPEG: CorpusCase[] = [
   {
     kind: "raw+jpeg",
     name: "Ricoh GR DNG and JPG",
-    source: "simulot/immich-go docs/technical.md (Supported RAW Extensions: .dng)",
+    source:
+      "https://www.manualshelf.com/manual/panasonic/dmctz7/2-1-operating-instructions-english/page-136.html",
     files: [
       photo("R0001234.DNG", "2021-04-17T18:05:00.350Z", GR3, x("1/1250", 2.8, 200)),
       photo("R0001234.JPG", "2021-04-17T18:05:00.350Z", GR3, x("1/1250", 2.8, 200)),
@@ -456,7 +457,7 @@ const RAW_JPEG: CorpusCase[] = [
   {
     kind: "raw+jpeg",
     name: "iPhone HEIC and its JPEG",
-    source: "simulot/immich-go docs/commands/stack.md (HEIC + JPEG pairs)",
+    source: "simulot/immich-go internal/groups/series/series.go",
     files: [
       photo("IMG_0001.HEIC", "2024-08-10T19:02:33.510Z", IPHONE15, x("1/120", 1.8, 64)),
       photo("IMG_0001.JPG", "2024-08-10T19:02:33.510Z", IPHONE15, x("1/120", 1.8, 64)),

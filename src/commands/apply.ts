@@ -17,7 +17,7 @@ import { ApiError } from "../api/http.ts";
 import { displayUrl } from "../shown_url.ts";
 import { neededPermissions } from "../api/immich.ts";
 import { ConfigError, type Settings, settingsOfPlan } from "../config.ts";
-import { parseCriteria } from "../grouping/criteria.ts";
+import { parseRules } from "../grouping/criteria.ts";
 import type { Outcome } from "../model.ts";
 import { planUser } from "../plan_file/build.ts";
 import { parsePlanFile, type PlanFile, type PlanUser } from "../plan_file/format.ts";
@@ -161,7 +161,7 @@ function applyWork(
       }
       const work = groupingWork(
         approved.settings,
-        parseCriteria(approved.settings.criteria),
+        parseRules(approved.settings.criteria),
         reading,
       );
       const prepared = await work.prepare(client, user, log);

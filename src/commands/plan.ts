@@ -12,7 +12,7 @@ import { getLogger, type Logger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
 import type { ImmichClient } from "../api/immich.ts";
 import { ConfigError, planSettings } from "../config.ts";
-import { parseCriteria } from "../grouping/criteria.ts";
+import { parseRules } from "../grouping/criteria.ts";
 import { planUser } from "../plan_file/build.ts";
 import { writeAll } from "../log.ts";
 import {
@@ -167,7 +167,7 @@ export const planCommand: Command = async (context) => {
   }
   if (out !== "-") await checkFolder(out, "plan");
   if (html !== undefined) await checkFolder(html, "review page");
-  const criteria = parseCriteria(settings.criteria);
+  const criteria = parseRules(settings.criteria);
   return async () => {
     const dry = { ...settings, dryRun: true };
     // The file names every stack its actions touch, as read: an incremental pass holds only

@@ -2,7 +2,9 @@
  * What `stacksync fix-trash` moves to the trash: pure, no I/O.
  *
  * Step 1 follows the trash: the photos outside the trash and the photos in it are grouped
- * together by CRITERIA, as a stacking pass would group them, and every photo outside the trash
+ * together by CRITERIA, as a stacking pass would group them (the default rules by the files of
+ * one shot and the versions of a photo only: a burst frame or a bracket exposure in the trash is
+ * not the whole burst), and every photo outside the trash
  * whose group holds a photo in the trash goes there too (the RAW and the edits of a JPEG the
  * user deleted). Two exceptions keep what the user meant to keep: a photo in the trash that has
  * a copy outside it (same file name, capture times at most 1 s apart: the user deleted one of
@@ -16,11 +18,14 @@
  * @module
  */
 import type { Asset, AssetLabel, Stack, TrashAction, TrashPlan } from "../model.ts";
-import type { Criteria } from "../grouping/criteria.ts";
+import type { GroupingRules } from "../grouping/criteria.ts";
 import { parseTime } from "../grouping/_extract.ts";
 import { compare, groupAssets } from "../grouping/group.ts";
 import type { ParentOrder } from "../promotion/parent.ts";
 import { extensionOf, isRaw } from "./raw.ts";
+
+/** With the default rules, fix-trash follows a shot and its versions, never a burst. */
+const SAME_SHOT = { sameShot: true } as const;
 
 /** Capture times of two copies of one photo differ by at most this much. */
 const SAME_CAPTURE_MS = 1000;
@@ -37,7 +42,7 @@ export interface TrashInput {
   /** The user's stacks as `GET /stacks` lists them: members outside the trash. */
   readonly stacks: readonly Stack[];
   /** The grouping rules. */
-  readonly criteria: Criteria;
+  readonly criteria: GroupingRules;
   /** Orders each group's photos, cover first, for the lists people read. */
   readonly order: ParentOrder;
   /** TRASH_ORPHANED_RAWS: the RAW extensions it may move; undefined when it is off. */
@@ -117,7 +122,8 @@ export function planTrash(input: TrashInput): TrashDecision {
   const claimed = new Set<string>();
   const archivedKept: Asset[] = [];
   if (triggers.length > 0) {
-    for (const group of groupAssets([...triggers, ...active], input.criteria).groups) {
+    const grouping = groupAssets([...triggers, ...active], input.criteria, SAME_SHOT);
+    for (const group of grouping.groups) {
       if (!group.assets.some((asset) => inTrash.has(asset.id))) continue;
       const ordered = order.promote(group).assets;
       const cause = ordered.filter((asset) => inTrash.has(asset.id));
@@ -204,7 +210,7 @@ function orphanedRaws(
     asset.isArchived === false && !claimed.has(asset.id) &&
     extensions.has(extensionOf(asset.originalFileName));
 
-  const { groups, skipped } = groupAssets(input.active, input.criteria);
+  const { groups, skipped } = groupAssets(input.active, input.criteria, SAME_SHOT);
   const grouped = new Set<string>();
   const found: Asset[][] = [];
   for (const group of groups) {

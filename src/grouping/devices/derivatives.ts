@@ -129,7 +129,8 @@ function outerMark(
   const last = name.charCodeAt(length - 1);
   let match: RegExpExecArray | null;
   if (last === CLOSE) {
-    return (match = NUMBERED_COPY.exec(name)) ? cut(name, match[0], "copy") : undefined;
+    match = NUMBERED_COPY.exec(name);
+    return match === null ? undefined : cut(name, match[0], "copy");
   }
   if (isDigit(last)) {
     let at = length - 1;
