@@ -53,8 +53,32 @@ Deno.test("the default rules say which rule made each group and which photos the
     "RAW+JPEG pair; edited copy of IMG_0001.JPG: a1,a2,a3 (a3)",
     "Canon burst, 3 frames: b1,b2,b3 (b1)",
     "HDR bracket, 3 exposures: c1,c2,c3 (c1)",
-    "enhanced scan of SceneryAndWildlife_0001.jpg; back of SceneryAndWildlife_0001.jpg: e1,e2,e3 (e2)",
+    "back of SceneryAndWildlife_0001.jpg; enhanced scan of SceneryAndWildlife_0001.jpg: e1,e2,e3 (e2)",
   ]);
+});
+
+Deno.test("frames that say no exposure are taken for a bracket 1 to 3 s apart, not 4 s", () => {
+  const { groups } = groupAssets([
+    photo("a", "IMG_0300.JPG"),
+    photo("b", "IMG_0301.JPG", 2_000),
+    photo("c", "IMG_0302.JPG", 4_500),
+    photo("d", "IMG_0400.JPG", 60_000),
+    photo("e", "IMG_0401.JPG", 62_000),
+    photo("f", "IMG_0402.JPG", 66_000),
+  ], DEVICE_RULES);
+  assert.deepEqual(summary(groups), ["Bracket, 3 frames: a,b,c (a)"]);
+});
+
+Deno.test("a copy of an original may be dated days later; a copy of a version must be of its time", () => {
+  const { groups } = groupAssets([
+    photo("a", "IMG_0484.JPG", 0, { exposure: 5 }),
+    photo("b", "IMG_0484(1).JPG", 3 * 86_400_000, { camera: undefined, undated: true }),
+    photo("c", "EFFECTS-edited.jpg", 0, { camera: undefined, undated: true }),
+    photo("d", "EFFECTS-edited(1).jpg", 86_400_000, { camera: undefined, undated: true }),
+    photo("e", "IMG_0600.JPG", 0, { exposure: 5 }),
+    photo("f", "IMG_0600 (2).JPG", 500, { exposure: 30 }),
+  ], DEVICE_RULES);
+  assert.deepEqual(summary(groups), ["copy of IMG_0484.JPG: a,b (b)"]);
 });
 
 Deno.test("the default rules group alike whatever order the photos come in", () => {
@@ -101,7 +125,7 @@ Deno.test("the default rules skip a photo whose time does not parse, and nothing
 /**
  * A random library of what the rules meet: two cameras counting IMG_ numbers that wrap, pairs,
  * bursts, brackets, edits days later and without a camera, copies, named bursts, timestamped
- * phone photos, over a few weeks.
+ * phone photos, ties (one name twice in a second), over a few weeks.
  */
 function randomLibrary(random: Random, size: number): Asset[] {
   const assets: Asset[] = [];
@@ -117,7 +141,7 @@ function randomLibrary(random: Random, size: number): Asset[] {
     const add = (name: string, ms: number, fields: Fields = {}) =>
       assets.push(photo(`a${assets.length}`, name, ms, { camera, ...fields }));
     const name = (n: number) => `IMG_${String(n).padStart(4, "0")}`;
-    switch (int(7)) {
+    switch (int(8)) {
       case 0: {
         const base = name(next(c));
         add(`${base}.JPG`, time, { exposure: 3 });
@@ -154,6 +178,15 @@ function randomLibrary(random: Random, size: number): Asset[] {
       case 5:
         add(`PXL_2024050${int(9)}_1${int(9)}0000${int(999)}.jpg`, time);
         break;
+      case 6: {
+        // Ties: one name twice in one second beside its RAW, a copy of each.
+        const base = name(next(c));
+        add(`${base}.JPG`, time);
+        add(`${base}.JPG`, time);
+        add(`${base}.CR3`, time);
+        add(`${base}(1).JPG`, time + 1_000);
+        break;
+      }
       default:
         // The same number as an earlier photo: a wrap, or the other camera.
         add(`${name(int(40) + counters[c] - 20)}.JPG`, time);

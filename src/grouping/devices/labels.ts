@@ -100,8 +100,15 @@ export function describeGroup(
   const exposures = frameCount(links, own, LINK.bracket, facts);
   const burst = frameCount(links, own, LINK.burst, facts);
   const named = frameCount(links, own, LINK.namedBurst, facts);
-  if (exposures > 0) parts.push(`HDR bracket, ${plural(exposures, "exposure")}`);
-  else if (burst > 1) parts.push(`${maker ?? "Camera"} burst, ${plural(burst, "frame")}`);
+  if (exposures > 0) {
+    let exposed = false;
+    for (const m of members) exposed ||= assets[m].exposure !== undefined;
+    parts.push(
+      exposed
+        ? `HDR bracket, ${plural(exposures, "exposure")}`
+        : `Bracket, ${plural(exposures, "frame")}`,
+    );
+  } else if (burst > 1) parts.push(`${maker ?? "Camera"} burst, ${plural(burst, "frame")}`);
   if (named > 1) {
     let family: BurstFamily | undefined;
     for (let i = 0; i < own.length && family === undefined; i++) {
@@ -132,8 +139,9 @@ export function describeGroup(
         : `${plural(shots, "shot")} in several files`,
     );
   }
-  for (const [parent, words] of versions) {
-    for (const [word, count] of words) {
+  // By name, so that the label never depends on the order the photos came in.
+  for (const [parent, words] of [...versions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [word, count] of [...words].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       parts.push(`${count === 1 ? word : `${count} ${word}s`} of ${parent}`);
     }
   }
@@ -203,12 +211,12 @@ export function preferredOf(
       if (exposure !== undefined) bracket.set(names[m].counter!.number, exposure);
     }
   }
-  if (bracket !== undefined) {
+  if (bracket !== undefined && bracket.size > 0) {
     const byExposure = [...bracket].sort(([x, ex], [y, ey]) => ex - ey || x - y);
     const middle = byExposure[Math.floor((byExposure.length - 1) / 2)][0];
     return members.filter((m) => names[m].counter?.number === middle);
   }
-  if (!sequence) return NONE;
+  if (!sequence && bracket === undefined) return NONE;
   const order = (m: number) => names[m].counter?.number ?? names[m].burst?.index ?? Infinity;
   let first = Infinity;
   for (const m of members) first = Math.min(first, order(m));

@@ -8,6 +8,7 @@
  * @module
  */
 import type { Asset } from "../../model.ts";
+import { compare } from "../group.ts";
 import { strongest } from "./derivatives.ts";
 import type { NameInfo } from "./names.ts";
 
@@ -68,6 +69,8 @@ const BRACKET_STEP = 7;
 const BRACKET_SPAN = 12;
 /** The most frames of a bracket. */
 const BRACKET_MAX = 9;
+/** Frames that say no exposure follow each other within this much to be taken for a bracket. */
+const UNEXPOSED_GAP_MS = 3_000;
 /** An edit is made at most this long after the photo, and dated at most a day before it. */
 export const EDIT_AFTER_MS = 14 * 86_400_000;
 export const EDIT_BEFORE_MS = 86_400_000;
@@ -119,12 +122,14 @@ export function linkShots(members: readonly number[], facts: Facts, link: Link):
       if (!(multiFile ? sameCamera(assets[a], assets[b]) : sameExposure(assets[a], assets[b]))) {
         continue;
       }
-      pairs.push({ a, b, gap });
+      // Ordered by id, so that what the greedy matching meets first never depends on the order
+      // the photos came in (an incremental pass regroups a part in another order).
+      pairs.push(byId(a, b, assets) < 0 ? { a, b, gap } : { a: b, b: a, gap });
     }
   }
   if (pairs.length === 0) return;
   if (members.length === 2) return link(pairs[0].a, pairs[0].b, LINK.shot);
-  pairs.sort((x, y) => x.gap - y.gap || x.a - y.a || x.b - y.b);
+  pairs.sort((x, y) => x.gap - y.gap || byId(x.a, y.a, assets) || byId(x.b, y.b, assets));
   // Each shot as the lower-case names it holds, by its first member.
   const shotOf = new Map<number, number>(members.map((m) => [m, m]));
   const namesOf = new Map<number, Set<string>>(
@@ -150,11 +155,12 @@ export function linkShots(members: readonly number[], facts: Facts, link: Link):
 
 /**
  * The photo a version was made from, among the candidates of its buckets: one of the same kind
- * (photo or video) and camera; a copy also of the same exposure and taken within 2 s (unless
- * EXIF dates one of them not), an edit dated at most 14 days after and a day before. The
- * original closest in time wins, then one dated before the version, then a JPEG before a RAW,
- * then the smaller index. Without an original, another version it was made from (`-edited` for
- * `-edited(1)`).
+ * (photo or video) and camera, dated at most 14 days before the version and a day after; a copy
+ * also of the same exposure. The original closest in time wins, then one dated before the
+ * version, then a JPEG before a RAW, then the smaller id. Without an original, another
+ * version it was made from (`-edited` for `-edited(1)`); a copy of a version must then be of
+ * its time (within 2 s) or name its camera, since versions of one name are often of other
+ * photos (Google's creations are all `EFFECTS-edited`).
  *
  * @param version The version, by index.
  * @param candidates The photos of its buckets, by index (itself among them or not).
@@ -185,17 +191,18 @@ export function parentOf(
     let kind = derivation.kinds[0];
     for (let i = 1; i < extra; i++) kind = strongest(kind, derivation.kinds[i]);
     if (after > EDIT_AFTER_MS || after < -EDIT_BEFORE_MS) continue;
-    // A file named as a copy may be another photo that had the name: the same time, or the
-    // same camera and exposure, tell it is this one.
+    // A file named as a copy may be another photo that had the name: another exposure says so.
     if (kind === "copy") {
       if (!sameExposure(assets[c], assets[version])) continue;
-      const vouched = assets[c].camera !== undefined && assets[c].camera === assets[version].camera;
+      const vouched = isOriginal ||
+        (assets[c].camera !== undefined && assets[c].camera === assets[version].camera);
       if (!vouched && Math.abs(after) > SAME_SHOT_MS) continue;
     }
     // Closest first, a version dated after its original before one dated before, JPEG first.
     const score = Math.abs(after) * 4 + (after < 0 ? 2 : 0) + (other.raw ? 1 : 0);
     if (
-      (isOriginal && !bestIsOriginal) || score < bestScore || (score === bestScore && c < best!)
+      (isOriginal && !bestIsOriginal) || score < bestScore ||
+      (score === bestScore && byId(c, best!, assets) < 0)
     ) {
       best = c;
       bestScore = score;
@@ -203,6 +210,11 @@ export function parentOf(
     }
   }
   return best;
+}
+
+/** The order of two photos by id: what breaks ties, the same in any order of the input. */
+function byId(a: number, b: number, assets: readonly Asset[]): number {
+  return compare(assets[a].id, assets[b].id);
 }
 
 /** Whether a version with `marks` was made from one with `fewer`: its inner marks are those. */
@@ -215,8 +227,8 @@ function madeFrom(marks: readonly string[], fewer: readonly string[]): boolean {
 /**
  * Joins consecutive file numbers of one camera and day: frames within a second (a burst), or
  * runs of 3 to 9 frames within seconds of each other whose exposure steps by at least 0.6 stop
- * and spans a stop (an HDR bracket). A counter never wraps here: 9999 and 0001 are not
- * consecutive.
+ * and spans a stop (an HDR bracket), or, when EXIF gives no exposure, 1 to 3 s apart. A counter
+ * never wraps here: 9999 and 0001 are not consecutive.
  *
  * @param members The photos of the bucket, by index, each with a file number.
  * @param facts What was read from each photo.
@@ -233,11 +245,20 @@ export function linkSequences(members: readonly number[], facts: Facts, link: Li
     else frame.push(m);
   }
   const numbers = [...frames.keys()].sort((a, b) => a - b);
-  const first = (n: number) => frames.get(n)!.reduce((a, b) => (times[a] <= times[b] ? a : b));
+  // Each frame's earliest photo (the smallest id of those), and its first with an exposure.
+  for (const frame of frames.values()) {
+    frame.sort((a, b) => times[a] - times[b] || byId(a, b, assets));
+  }
+  const first = (n: number) => frames.get(n)![0];
   const exposureOf = (n: number) => frames.get(n)!.find((m) => assets[m].exposure !== undefined);
   let run: number[] = [];
+  // Whether the run's frames say their exposure: without it, frames 1 to 3 s apart are taken
+  // for a bracket.
+  let exposed = true;
   const closeRun = () => {
-    if (run.length >= 3 && run.length <= BRACKET_MAX && spansStop(run, exposureOf, assets)) {
+    const bracket = run.length >= 3 && run.length <= BRACKET_MAX &&
+      (!exposed || spansStop(run, exposureOf, assets));
+    if (bracket) {
       for (let i = 1; i < run.length; i++) link(first(run[0]), first(run[i]), LINK.bracket);
     }
     run = [];
@@ -257,12 +278,15 @@ export function linkSequences(members: readonly number[], facts: Facts, link: Li
     }
     const x = exposureOf(previous);
     const y = exposureOf(number);
-    const steps = x !== undefined && y !== undefined &&
-      Math.abs(assets[x].exposure! - assets[y].exposure!) >= BRACKET_STEP;
-    if (gap <= BRACKET_GAP_MS && steps) {
-      if (run.length === 0) run.push(previous);
+    const known = x !== undefined && y !== undefined;
+    const step = known
+      ? gap <= BRACKET_GAP_MS && Math.abs(assets[x].exposure! - assets[y].exposure!) >= BRACKET_STEP
+      : x === undefined && y === undefined && gap > BURST_GAP_MS && gap <= UNEXPOSED_GAP_MS;
+    if (!step || (run.length > 0 && known !== exposed)) closeRun();
+    if (step) {
+      if (run.length === 0) run.push(previous), exposed = known;
       run.push(number);
-    } else closeRun();
+    }
   }
   closeRun();
 }
@@ -290,7 +314,7 @@ export function linkNamedBurst(members: readonly number[], facts: Facts, link: L
   const gapLimit = names[members[0]].burst!.family === "gopro"
     ? TIME_LAPSE_GAP_MS
     : NAMED_BURST_GAP_MS;
-  const sorted = [...members].sort((a, b) => times[a] - times[b] || a - b);
+  const sorted = [...members].sort((a, b) => times[a] - times[b] || byId(a, b, assets));
   for (let i = 1; i < sorted.length; i++) {
     const a = sorted[i - 1];
     const b = sorted[i];
