@@ -23,9 +23,14 @@ export type CameraFields = Pick<Asset, "camera" | "lens" | "exposure" | "undated
 
 /**
  * Reads cameras, lenses and exposures, sharing one string per camera and lens among all assets
- * (a library holds a few dozen of each).
+ * (a library holds a few dozen of each), each read once per text the server sends.
  */
 export class CameraReader {
+  /** Cameras by make, then model, as sent (`""` for none). */
+  readonly #cameras = new Map<string, Map<string, string | undefined>>();
+  /** Lenses and exposure times, as sent. */
+  readonly #lenses = new Map<string, string | undefined>();
+  readonly #seconds = new Map<string, number | undefined>();
   readonly #strings = new Map<string, string>();
 
   /**
@@ -52,12 +57,40 @@ export class CameraReader {
     exif: CameraExif | null | undefined,
     asset: { -readonly [K in keyof CameraFields]?: CameraFields[K] },
   ): void {
-    asset.camera = this.#shared(cameraName(exif?.make, exif?.model));
-    asset.lens = this.#shared(tidy(exif?.lensModel));
-    asset.exposure = exif ? exposureOf(exif) : undefined;
+    asset.camera = exif ? this.#camera(exif.make ?? "", exif.model ?? "") : undefined;
+    const lens = exif?.lensModel;
+    asset.lens = lens ? this.#lens(lens) : undefined;
+    asset.exposure = exif ? this.#exposure(exif) : undefined;
     asset.undated = exif && exif.dateTimeOriginal == null ? true : undefined;
   }
 
+  #camera(make: string, model: string): string | undefined {
+    let byModel = this.#cameras.get(make);
+    if (byModel === undefined) this.#cameras.set(make, byModel = new Map());
+    if (byModel.has(model)) return byModel.get(model);
+    const camera = this.#shared(cameraName(make, model));
+    byModel.set(model, camera);
+    return camera;
+  }
+
+  #lens(lens: string): string | undefined {
+    if (this.#lenses.has(lens)) return this.#lenses.get(lens);
+    const tidied = this.#shared(tidy(lens));
+    this.#lenses.set(lens, tidied);
+    return tidied;
+  }
+
+  #exposure(exif: CameraExif): number | undefined {
+    const time = exif.exposureTime;
+    if (!time) return undefined;
+    let seconds = this.#seconds.get(time);
+    if (seconds === undefined && !this.#seconds.has(time)) {
+      this.#seconds.set(time, seconds = secondsOf(time));
+    }
+    return seconds === undefined ? undefined : exposureOf(seconds, exif.fNumber, exif.iso);
+  }
+
+  /** One string for equal cameras and lenses of other spellings (`Canon  EOS R5`). */
   #shared(text: string | undefined): string | undefined {
     if (text === undefined) return undefined;
     const known = this.#strings.get(text);
@@ -84,13 +117,15 @@ function cameraName(
   return product.toLowerCase().startsWith(brand) ? product : `${maker} ${product}`;
 }
 
-/** `log2(exposure time × ISO / f-number²)` in twelfths of a stop; undefined without a time. */
-function exposureOf(exif: CameraExif): number | undefined {
-  const seconds = secondsOf(exif.exposureTime);
-  if (seconds === undefined) return undefined;
-  const aperture = exif.fNumber && exif.fNumber > 0 ? exif.fNumber : 1;
-  const iso = exif.iso && exif.iso > 0 ? exif.iso : 100;
-  return Math.round(12 * Math.log2((seconds * iso) / (aperture * aperture)));
+/** `log2(exposure time × ISO / f-number²)` in twelfths of a stop. */
+function exposureOf(
+  seconds: number,
+  fNumber: number | null | undefined,
+  iso: number | null | undefined,
+): number {
+  const aperture = fNumber && fNumber > 0 ? fNumber : 1;
+  const sensitivity = iso && iso > 0 ? iso : 100;
+  return Math.round(12 * Math.log2((seconds * sensitivity) / (aperture * aperture)));
 }
 
 function secondsOf(text: string | null | undefined): number | undefined {

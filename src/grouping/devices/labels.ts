@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { type Facts, LINK, type LinkKind, type Links } from "./links.ts";
-import type { BurstFamily } from "./names.ts";
+import { type Facts, has, LINK, type LinkKind, type Links } from "./links.ts";
+import { BURST_FAMILIES, type BurstFamily, NAME_BITS } from "./names.ts";
 
 const FAMILY_NAMES: Readonly<Record<BurstFamily, string | undefined>> = {
   // Nexus and Pixel phones: the camera says which.
@@ -48,18 +48,6 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
-/** `RAW+JPEG`, `HEIC+JPEG`: the formats of some files, RAW first, JPEG last. */
-function formats(files: Iterable<number>, facts: Facts): string {
-  const kinds = new Set<string>();
-  for (const m of files) {
-    const { raw, extension } = facts.names[m];
-    const plain = extension.slice(1).toUpperCase();
-    kinds.add(raw ? "RAW" : plain === "JPG" ? "JPEG" : plain);
-  }
-  const rank = (kind: string) => (kind === "RAW" ? 0 : kind === "JPEG" ? 2 : 1);
-  return [...kinds].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1)).join("+");
-}
-
 /** The frames the links of one kind join: distinct file numbers, or burst frames. */
 function frameCount(links: Links, own: ArrayLike<number>, kind: LinkKind, facts: Facts): number {
   let seen: Set<number> | undefined;
@@ -67,14 +55,9 @@ function frameCount(links: Links, own: ArrayLike<number>, kind: LinkKind, facts:
     const l = own[i];
     if (links.kind[l] !== kind) continue;
     seen ??= new Set();
-    seen.add(frameOf(links.a[l], facts)).add(frameOf(links.b[l], facts));
+    seen.add(facts.frames[links.a[l]]).add(facts.frames[links.b[l]]);
   }
   return seen?.size ?? 0;
-}
-
-function frameOf(m: number, facts: Facts): number {
-  const { counter, burst } = facts.names[m];
-  return counter?.number ?? burst!.index;
 }
 
 /**
@@ -93,7 +76,7 @@ export function describeGroup(
   own: ArrayLike<number>,
   facts: Facts,
 ): string {
-  const { assets, names } = facts;
+  const { assets, derivations } = facts;
   const parts: string[] = [];
   let maker: string | undefined;
   for (const m of members) if ((maker = makerOf(assets[m].camera)) !== undefined) break;
@@ -112,33 +95,43 @@ export function describeGroup(
   if (named > 1) {
     let family: BurstFamily | undefined;
     for (let i = 0; i < own.length && family === undefined; i++) {
-      if (links.kind[own[i]] === LINK.namedBurst) family = names[links.a[own[i]]].burst!.family;
+      if (links.kind[own[i]] === LINK.namedBurst) {
+        family = BURST_FAMILIES[facts.families[links.a[own[i]]]];
+      }
     }
     const who = family === "google" && maker === "Pixel"
       ? maker
       : FAMILY_NAMES[family!] ?? maker ?? "Phone";
     parts.push(`${who} burst, ${plural(named, "frame")}`);
   }
-  const shotFiles = new Set<number>();
-  const versions = new Map<string, Map<string, number>>();
+  let shotFiles: number[] | undefined;
+  let shotLinks = 0;
+  let versions: Map<string, Map<string, number>> | undefined;
   for (let i = 0; i < own.length; i++) {
     const l = own[i];
-    if (links.kind[l] === LINK.shot) shotFiles.add(links.a[l]).add(links.b[l]);
+    if (links.kind[l] === LINK.shot) {
+      (shotFiles ??= []).push(links.a[l], links.b[l]);
+      shotLinks++;
+    }
     if (links.kind[l] !== LINK.version) continue;
     const parent = assets[links.a[l]].originalFileName;
-    const word = versionWord(names[links.b[l]].derivation!);
+    const word = versionWord(derivations[links.b[l]]!);
+    versions ??= new Map();
     const words = versions.get(parent) ?? new Map<string, number>();
     versions.set(parent, words.set(word, (words.get(word) ?? 0) + 1));
   }
-  if (shotFiles.size > 0) {
-    const shots = new Set([...shotFiles].map((m) => names[m].key)).size;
-    const kinds = formats(shotFiles, facts);
+  if (shotFiles !== undefined) {
+    const files = distinct(shotFiles);
+    // Each shot link joined two shots of one stem into one (src/grouping/devices/links.ts).
+    const shots = files.length - shotLinks;
+    const kinds = facts.formatTable.label(files, facts.formats);
     parts.push(
       kinds.includes("+")
         ? `${kinds} ${shots === 1 ? "pair" : "pairs"}`
         : `${plural(shots, "shot")} in several files`,
     );
   }
+  if (versions === undefined) return parts.join("; ");
   // By name, so that the label never depends on the order the photos came in.
   for (const [parent, words] of [...versions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     for (const [word, count] of [...words].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -146,6 +139,17 @@ export function describeGroup(
     }
   }
   return parts.join("; ");
+}
+
+/** The numbers, each once, in order. */
+function distinct(numbers: number[]): number[] {
+  numbers.sort((a, b) => a - b);
+  let kept = 0;
+  for (let i = 0; i < numbers.length; i++) {
+    if (i === 0 || numbers[i] !== numbers[i - 1]) numbers[kept++] = numbers[i];
+  }
+  numbers.length = kept;
+  return numbers;
 }
 
 function versionWord(derivation: { readonly kind: string; readonly marks: readonly string[] }) {
@@ -172,31 +176,31 @@ export function preferredOf(
   own: ArrayLike<number>,
   facts: Facts,
 ): number[] {
-  const { assets, names } = facts;
+  const { assets, derivations, frames } = facts;
   // One pass over the members for what decides most groups; the rest only for sequences.
   let edits = 0;
   let copies = 0;
   let covers = 0;
   let originals = 0;
   for (const m of members) {
-    const { derivation, cover, original } = names[m];
+    const derivation = derivations[m];
     if (derivation !== undefined && !derivation.marks.includes("_b")) {
       if (derivation.kind === "edit") edits++;
       else if (derivation.kind === "copy") copies++;
     }
-    if (cover) covers++;
-    if (original) originals++;
+    if (has(facts, m, NAME_BITS.cover)) covers++;
+    if (has(facts, m, NAME_BITS.original)) originals++;
   }
-  if (edits > 0) return members.filter((m) => names[m].derivation?.kind === "edit");
+  if (edits > 0) return members.filter((m) => derivations[m]?.kind === "edit");
   if (copies > 0) {
     return members.filter((m) =>
-      names[m].derivation?.kind === "copy" && !names[m].derivation!.marks.includes("_b")
+      derivations[m]?.kind === "copy" && !derivations[m]!.marks.includes("_b")
     );
   }
-  if (covers > 0) return members.filter((m) => names[m].cover);
+  if (covers > 0) return members.filter((m) => has(facts, m, NAME_BITS.cover));
   // A Pixel's `.PORTRAIT.jpg` before its `.PORTRAIT.ORIGINAL.jpg`.
   if (originals > 0 && originals < members.length) {
-    return members.filter((m) => !names[m].original);
+    return members.filter((m) => !has(facts, m, NAME_BITS.original));
   }
   let bracket: Map<number, number> | undefined;
   let sequence = false;
@@ -208,19 +212,20 @@ export function preferredOf(
     bracket ??= new Map();
     for (const m of [links.a[l], links.b[l]]) {
       const exposure = assets[m].exposure;
-      if (exposure !== undefined) bracket.set(names[m].counter!.number, exposure);
+      if (exposure !== undefined) bracket.set(frames[m], exposure);
     }
   }
   if (bracket !== undefined && bracket.size > 0) {
     const byExposure = [...bracket].sort(([x, ex], [y, ey]) => ex - ey || x - y);
     const middle = byExposure[Math.floor((byExposure.length - 1) / 2)][0];
-    return members.filter((m) => names[m].counter?.number === middle);
+    return members.filter((m) => has(facts, m, NAME_BITS.counter) && frames[m] === middle);
   }
   if (!sequence && bracket === undefined) return NONE;
-  const order = (m: number) => names[m].counter?.number ?? names[m].burst?.index ?? Infinity;
+  const order = (m: number) =>
+    has(facts, m, NAME_BITS.counter | NAME_BITS.burst) ? frames[m] : Infinity;
   let first = Infinity;
   for (const m of members) first = Math.min(first, order(m));
-  return members.filter((m) => order(m) === first && names[m].derivation === undefined);
+  return members.filter((m) => order(m) === first && derivations[m] === undefined);
 }
 
 const NONE: number[] = [];

@@ -9,8 +9,8 @@
  */
 import type { Asset } from "../../model.ts";
 import { compare } from "../group.ts";
-import { strongest } from "./derivatives.ts";
-import type { NameInfo } from "./names.ts";
+import { type Derivation, strongest } from "./derivatives.ts";
+import { BURST_FAMILIES, type Formats, NAME_BITS } from "./names.ts";
 
 /** What joined two photos. */
 export const LINK = {
@@ -29,12 +29,35 @@ export const LINK = {
 /** A link's kind. */
 export type LinkKind = typeof LINK[keyof typeof LINK];
 
-/** The photos being grouped and what was read from each. */
+/**
+ * The photos being grouped and what was read from each name (src/grouping/devices/names.ts),
+ * in typed arrays: no object per photo.
+ */
 export interface Facts {
   readonly assets: readonly Asset[];
-  readonly names: readonly NameInfo[];
   /** Each photo's `localDateTime` in ms. */
   readonly times: Float64Array;
+  /** Each photo's {@linkcode NAME_BITS}. */
+  readonly bits: Uint8Array;
+  /** Each photo's file number (with `NAME_BITS.counter`) or place in its burst (`.burst`). */
+  readonly frames: Int32Array;
+  /** Each burst frame's family, as its index in {@linkcode BURST_FAMILIES}. */
+  readonly families: Uint8Array;
+  /** Each photo's format, as its number in `formatTable`. */
+  readonly formats: Uint8Array;
+  readonly formatTable: Formats;
+  /** What makes each version one; undefined for an original. */
+  readonly derivations: readonly (Derivation | undefined)[];
+}
+
+/** Whether photo `m`'s name has one of `bits`. */
+export function has(facts: Facts, m: number, bits: number): boolean {
+  return (facts.bits[m] & bits) !== 0;
+}
+
+/** Whether two photos are both videos or both not. */
+function sameKind(facts: Facts, a: number, b: number): boolean {
+  return ((facts.bits[a] ^ facts.bits[b]) & NAME_BITS.video) === 0;
 }
 
 /** Where links go. */
@@ -78,6 +101,11 @@ export const EDIT_BEFORE_MS = 86_400_000;
 const NAMED_BURST_GAP_MS = 60_000;
 const TIME_LAPSE_GAP_MS = 10 * 60_000;
 
+/** Whether two file names are one, whatever their case. */
+function sameName(a: string, b: string): boolean {
+  return a.length === b.length && (a === b || a.toLowerCase() === b.toLowerCase());
+}
+
 /** Whether two photos may come from one camera: it is the same, or one of them names none. */
 function sameCamera(a: Asset, b: Asset): boolean {
   return a.camera === undefined || b.camera === undefined || a.camera === b.camera;
@@ -103,7 +131,7 @@ function sameExposure(a: Asset, b: Asset): boolean {
  */
 export function linkShots(members: readonly number[], facts: Facts, link: Link): void {
   if (members.length < 2) return;
-  const { assets, names, times } = facts;
+  const { assets, times } = facts;
   const pairs: { a: number; b: number; gap: number }[] = [];
   for (let i = 0; i < members.length; i++) {
     for (let j = i + 1; j < members.length; j++) {
@@ -111,14 +139,16 @@ export function linkShots(members: readonly number[], facts: Facts, link: Link):
       const b = members[j];
       const gap = Math.abs(times[a] - times[b]);
       const undated = assets[a].undated === true || assets[b].undated === true;
-      const limit = undated ? UNDATED_SHOT_MS : names[a].timed ? TIMED_SHOT_MS : SAME_SHOT_MS;
+      const limit = undated
+        ? UNDATED_SHOT_MS
+        : has(facts, a, NAME_BITS.timed)
+        ? TIMED_SHOT_MS
+        : SAME_SHOT_MS;
       if (gap > limit) continue;
-      if (names[a].video !== names[b].video) continue;
-      if (assets[a].originalFileName.toLowerCase() === assets[b].originalFileName.toLowerCase()) {
-        continue;
-      }
+      if (!sameKind(facts, a, b)) continue;
+      if (sameName(assets[a].originalFileName, assets[b].originalFileName)) continue;
       // A Pixel's files of one shot are processed apart: their exposures may differ.
-      const multiFile = names[a].multiFile || names[b].multiFile;
+      const multiFile = has(facts, a, NAME_BITS.multiFile) || has(facts, b, NAME_BITS.multiFile);
       if (!(multiFile ? sameCamera(assets[a], assets[b]) : sameExposure(assets[a], assets[b]))) {
         continue;
       }
@@ -172,22 +202,21 @@ export function parentOf(
   candidates: Iterable<number>,
   facts: Facts,
 ): number | undefined {
-  const { assets, names, times } = facts;
-  const own = names[version];
-  const derivation = own.derivation!;
+  const { assets, derivations, times } = facts;
+  const derivation = derivations[version]!;
   let best: number | undefined;
   let bestScore = Infinity;
   let bestIsOriginal = false;
   for (const c of candidates) {
     if (c === version) continue;
-    const other = names[c];
-    if (other.video !== own.video || !sameCamera(assets[c], assets[version])) continue;
-    const isOriginal = other.derivation === undefined;
-    if (!isOriginal && !madeFrom(derivation.marks, other.derivation!.marks)) continue;
+    const other = derivations[c];
+    if (!sameKind(facts, c, version) || !sameCamera(assets[c], assets[version])) continue;
+    const isOriginal = other === undefined;
+    if (!isOriginal && !madeFrom(derivation.marks, other.marks)) continue;
     if (bestIsOriginal && !isOriginal) continue;
     const after = times[version] - times[c];
     // What the marks the candidate lacks make of it: `(1)` of `-edited` is a copy.
-    const extra = derivation.kinds.length - (other.derivation?.kinds.length ?? 0);
+    const extra = derivation.kinds.length - (other?.kinds.length ?? 0);
     let kind = derivation.kinds[0];
     for (let i = 1; i < extra; i++) kind = strongest(kind, derivation.kinds[i]);
     if (after > EDIT_AFTER_MS || after < -EDIT_BEFORE_MS) continue;
@@ -199,7 +228,8 @@ export function parentOf(
       if (!vouched && Math.abs(after) > SAME_SHOT_MS) continue;
     }
     // Closest first, a version dated after its original before one dated before, JPEG first.
-    const score = Math.abs(after) * 4 + (after < 0 ? 2 : 0) + (other.raw ? 1 : 0);
+    const score = Math.abs(after) * 4 + (after < 0 ? 2 : 0) +
+      (has(facts, c, NAME_BITS.raw) ? 1 : 0);
     if (
       (isOriginal && !bestIsOriginal) || score < bestScore ||
       (score === bestScore && byId(c, best!, assets) < 0)
@@ -236,10 +266,10 @@ function madeFrom(marks: readonly string[], fewer: readonly string[]): boolean {
  */
 export function linkSequences(members: readonly number[], facts: Facts, link: Link): void {
   if (members.length < 2) return;
-  const { assets, names, times } = facts;
+  const { assets, times } = facts;
   const frames = new Map<number, number[]>();
   for (const m of members) {
-    const number = names[m].counter!.number;
+    const number = facts.frames[m];
     const frame = frames.get(number);
     if (frame === undefined) frames.set(number, [m]);
     else frame.push(m);
@@ -310,15 +340,15 @@ function spansStop(
  */
 export function linkNamedBurst(members: readonly number[], facts: Facts, link: Link): void {
   if (members.length < 2) return;
-  const { assets, names, times } = facts;
-  const gapLimit = names[members[0]].burst!.family === "gopro"
+  const { assets, times } = facts;
+  const gapLimit = BURST_FAMILIES[facts.families[members[0]]] === "gopro"
     ? TIME_LAPSE_GAP_MS
     : NAMED_BURST_GAP_MS;
   const sorted = [...members].sort((a, b) => times[a] - times[b] || byId(a, b, assets));
   for (let i = 1; i < sorted.length; i++) {
     const a = sorted[i - 1];
     const b = sorted[i];
-    if (names[a].video !== names[b].video || !sameCamera(assets[a], assets[b])) continue;
+    if (!sameKind(facts, a, b) || !sameCamera(assets[a], assets[b])) continue;
     if (times[b] - times[a] > gapLimit) continue;
     link(a, b, LINK.namedBurst);
   }

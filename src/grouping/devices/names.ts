@@ -24,6 +24,92 @@ export type BurstFamily =
   /** `G0231111.JPG`: GoPro bursts and time lapses (group 023, frame 1111). */
   | "gopro";
 
+/** Burst families by number, as {@linkcode NAME_BITS} keeps them. */
+export const BURST_FAMILIES: readonly BurstFamily[] = [
+  "google",
+  "nothing",
+  "xperia",
+  "suffix",
+  "samsung",
+  "gopro",
+];
+
+/**
+ * What the grouping keeps of a name per photo, as bits of one number (no object per photo at
+ * 200 000 photos): the flags of {@linkcode NameInfo}, and whether it has a counter or a burst.
+ */
+export const NAME_BITS = {
+  video: 1,
+  raw: 2,
+  cover: 4,
+  original: 8,
+  multiFile: 16,
+  timed: 32,
+  counter: 64,
+  burst: 128,
+} as const;
+
+/**
+ * The bits of a name.
+ *
+ * @param name What a file name says.
+ * @returns Its {@linkcode NAME_BITS}.
+ */
+export function nameBits(name: NameInfo): number {
+  return (name.video ? NAME_BITS.video : 0) | (name.raw ? NAME_BITS.raw : 0) |
+    (name.cover ? NAME_BITS.cover : 0) | (name.original ? NAME_BITS.original : 0) |
+    (name.multiFile ? NAME_BITS.multiFile : 0) | (name.timed ? NAME_BITS.timed : 0) |
+    (name.counter !== undefined ? NAME_BITS.counter : 0) |
+    (name.burst !== undefined ? NAME_BITS.burst : 0);
+}
+
+/**
+ * The formats of the photos of one grouping, numbered: `RAW` for every RAW file, else the
+ * extension in capitals (`JPEG` for `.jpg`). Labels name a pair's formats from these numbers.
+ */
+export class Formats {
+  readonly #codes = new Map<string, number>();
+  readonly #names: string[] = [];
+  /** `RAW+JPEG` by the bits of its formats' numbers. */
+  readonly #labels = new Map<number, string>();
+
+  /**
+   * The number of a photo's format.
+   *
+   * @param extension Its extension, lower-case with its dot.
+   * @param raw Whether it is a RAW file.
+   * @returns The number, below 256.
+   */
+  of(extension: string, raw: boolean): number {
+    const name = raw ? "RAW" : extension === ".jpg" ? "JPEG" : extension.slice(1).toUpperCase();
+    let code = this.#codes.get(name);
+    if (code !== undefined) return code;
+    // Past 255 formats (never met), the rest share the last number.
+    if (this.#names.length === 255) return 255;
+    this.#codes.set(name, code = this.#names.push(name) - 1);
+    return code;
+  }
+
+  /**
+   * `RAW+JPEG`, `HEIC+JPEG`: the formats of some files, RAW first, JPEG last.
+   *
+   * @param files The files, by index.
+   * @param codes Each photo's format number, by index.
+   * @returns The formats, joined by `+`.
+   */
+  label(files: readonly number[], codes: Uint8Array): string {
+    let bits = 0;
+    for (const m of files) bits = codes[m] < 30 ? bits | (1 << codes[m]) : -1;
+    let label = bits === -1 ? undefined : this.#labels.get(bits);
+    if (label !== undefined) return label;
+    const kinds = [...new Set(files.map((m) => this.#names[codes[m]] ?? "FILE"))];
+    const rank = (kind: string) => (kind === "RAW" ? 0 : kind === "JPEG" ? 2 : 1);
+    label = kinds.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1)).join("+");
+    if (bits !== -1) this.#labels.set(bits, label);
+    return label;
+  }
+}
+
 /** A frame of a burst whose name says which burst. */
 export interface BurstName {
   readonly family: BurstFamily;

@@ -33,7 +33,8 @@ import {
   linkShots,
   parentOf,
 } from "./links.ts";
-import { type NameInfo, readName } from "./names.ts";
+import type { Derivation } from "./derivatives.ts";
+import { BURST_FAMILIES, Formats, nameBits, type NameInfo, readName } from "./names.ts";
 
 /** Options of {@linkcode groupByDevices}. */
 export interface DeviceGroupingOptions {
@@ -86,15 +87,25 @@ export function groupByDevices(
   options: DeviceGroupingOptions = {},
 ): GroupingResult {
   const n = assets.length;
-  const names: NameInfo[] = new Array(n);
-  const times = new Float64Array(n);
+  const facts: Facts = {
+    assets,
+    times: new Float64Array(n),
+    bits: new Uint8Array(n),
+    frames: new Int32Array(n),
+    families: new Uint8Array(n),
+    formats: new Uint8Array(n),
+    formatTable: new Formats(),
+    derivations: new Array<Derivation | undefined>(n).fill(undefined),
+  };
+  const { times, derivations } = facts;
   const skipped = [];
   const buckets = new Buckets(n, options.buckets === true);
   const cameras = new CameraIds();
   for (let i = 0; i < n; i++) {
     const asset = assets[i];
     const time = parseTime(asset.localDateTime);
-    names[i] = readName(asset.originalFileName);
+    const name = readName(asset.originalFileName);
+    keep(facts, i, name);
     times[i] = time;
     buckets.begin(i);
     if (Number.isNaN(time)) {
@@ -102,10 +113,9 @@ export function groupByDevices(
       skipped.push({ asset, reason: "invalid-time" as const, key: "localDateTime", detail });
       continue;
     }
-    addBuckets(i, { asset, name: names[i], time, buckets, cameras, sameShot: options.sameShot });
+    addBuckets(i, { asset, name, time, buckets, cameras, sameShot: options.sameShot });
   }
 
-  const facts: Facts = { assets, names, times };
   const forest = new Forest(n);
   const links: Links = { a: [], b: [], kind: [] };
   const link = (a: number, b: number, kind: LinkKind) => {
@@ -114,23 +124,24 @@ export function groupByDevices(
     links.b.push(b);
     links.kind.push(kind);
   };
-  for (let id = 0; id < buckets.members.length; id++) {
-    const members = buckets.members[id];
-    if (members.length < 2) continue;
-    const kind = buckets.kinds[id];
+  for (let id = 0; id < buckets.count; id++) {
+    if (buckets.size(id) < 2) continue;
+    const kind = buckets.kind(id);
+    const members = buckets.members(id);
     if (kind === BUCKET.stem) {
-      linkShots(members.filter((m) => names[m].derivation === undefined), facts, link);
+      const originals = members.filter((m) => derivations[m] === undefined);
+      if (originals.length > 1) linkShots(originals, facts, link);
     } else if (kind === BUCKET.sequence) linkSequences(members, facts, link);
     else linkNamedBurst(members, facts, link);
   }
   for (let i = 0; i < n; i++) {
-    if (names[i].derivation === undefined) continue;
+    if (derivations[i] === undefined) continue;
     const parent = parentOf(i, candidatesOf(i, buckets), facts);
     if (parent !== undefined) link(parent, i, LINK.version);
   }
 
   return {
-    groups: collect(facts, forest, links),
+    groups: collect(facts, forest, links, buckets),
     skipped: skipped.sort((a, b) => compare(a.asset.id, b.asset.id)),
     ...(options.buckets
       ? { buckets: Array.from({ length: n }, (_, i) => buckets.hashesOf(i)) }
@@ -152,9 +163,29 @@ class CameraIds {
   }
 }
 
-function* candidatesOf(version: number, buckets: Buckets): Generator<number> {
-  for (const id of buckets.of(version)) {
-    if (buckets.kinds[id] === BUCKET.stem) yield* buckets.members[id];
+/** The photos in the stem buckets of a version. */
+function candidatesOf(version: number, buckets: Buckets): number[] {
+  const candidates: number[] = [];
+  for (let k = 0; k < buckets.countOf(version); k++) {
+    const id = buckets.bucketOf(version, k);
+    if (buckets.kind(id) === BUCKET.stem && buckets.size(id) > 1) {
+      candidates.push(...buckets.members(id));
+    }
+  }
+  return candidates;
+}
+
+/** Keeps what the grouping needs of photo `i`'s name in `facts` (made by this module). */
+function keep(facts: Facts, i: number, name: NameInfo): void {
+  facts.bits[i] = nameBits(name);
+  facts.formats[i] = facts.formatTable.of(name.extension, name.raw);
+  if (name.counter !== undefined) facts.frames[i] = name.counter.number;
+  else if (name.burst !== undefined) {
+    facts.frames[i] = name.burst.index;
+    facts.families[i] = BURST_FAMILIES.indexOf(name.burst.family);
+  }
+  if (name.derivation !== undefined) {
+    (facts.derivations as (Derivation | undefined)[])[i] = name.derivation;
   }
 }
 
@@ -209,9 +240,11 @@ function weekOf(time: number): number {
 }
 
 /** The groups of the joined photos, ordered as {@linkcode groupAssets} orders them. */
-function collect(facts: Facts, forest: Forest, links: Links): Group[] {
-  const { assets, names, times } = facts;
-  // Each joined photo's group, numbered by root; then the links of each group, contiguous.
+function collect(facts: Facts, forest: Forest, links: Links, buckets: Buckets): Group[] {
+  const { assets, times } = facts;
+  // A photo's stem, lower-case: the key of its first bucket, which is of its stem.
+  const stemOf = (m: number) => buckets.key(buckets.bucketOf(m, 0));
+  // Each joined photo's group, numbered by root; then the links of each group.
   const groupOfRoot = new Int32Array(assets.length).fill(-1);
   const membersOf: number[][] = [];
   for (let i = 0; i < assets.length; i++) {
@@ -220,30 +253,26 @@ function collect(facts: Facts, forest: Forest, links: Links): Group[] {
     if (groupOfRoot[root] === -1) groupOfRoot[root] = membersOf.push([]) - 1;
     membersOf[groupOfRoot[root]].push(i);
   }
-  const linkStart = new Int32Array(membersOf.length + 1);
-  const groupOfLink = links.a.map((a) => groupOfRoot[forest.find(a)]);
-  for (const g of groupOfLink) linkStart[g + 1]++;
-  for (let g = 0; g < membersOf.length; g++) linkStart[g + 1] += linkStart[g];
-  const order = new Int32Array(links.a.length);
-  const filled = linkStart.slice(0, membersOf.length);
-  groupOfLink.forEach((g, l) => (order[filled[g]++] = l));
+  const linksOf: number[][] = membersOf.map(() => []);
+  for (let l = 0; l < links.a.length; l++) linksOf[groupOfRoot[forest.find(links.a[l])]].push(l);
 
   const groups: Group[] = membersOf.map((members, g) => {
     members.sort((a, b) => compare(assets[a].id, assets[b].id));
-    let stem = names[members[0]].stem;
-    let earliest = times[members[0]];
+    let stem = stemOf(members[0]);
+    let earliest = members[0];
     for (const m of members) {
-      if (names[m].stem < stem) stem = names[m].stem;
-      if (times[m] < earliest) earliest = times[m];
+      if (stemOf(m) < stem) stem = stemOf(m);
+      if (times[m] < times[earliest]) earliest = m;
     }
-    const own = order.subarray(linkStart[g], linkStart[g + 1]);
+    const own = linksOf[g];
     const preferred = preferredOf(members, links, own, facts);
-    return {
-      key: `${stem}|${new Date(earliest).toISOString()}`,
-      assets: members.map((m) => assets[m]),
-      label: describeGroup(members, links, own, facts),
-      ...(preferred.length > 0 ? { preferred: preferred.map((m) => assets[m].id) } : {}),
-    };
+    // The earliest photo's time as the server wrote it: a search writes every time alike.
+    const key = `${stem}|${assets[earliest].localDateTime}`;
+    const grouped = members.map((m) => assets[m]);
+    const label = describeGroup(members, links, own, facts);
+    return preferred.length > 0
+      ? { key, assets: grouped, label, preferred: preferred.map((m) => assets[m].id) }
+      : { key, assets: grouped, label };
   });
   return groups.sort((a, b) => compare(a.key, b.key) || compare(a.assets[0].id, b.assets[0].id));
 }
