@@ -1,8 +1,8 @@
 /**
  * The task scripts as a contributor runs them, as subprocesses with the permission flags their
  * deno.json tasks give: `deno task bench` changes BENCHMARKS.md only when asked and explains
- * itself, and `deno task sandbox` serves a stand-in Immich to try settings against until it is
- * stopped.
+ * itself, `scripts/bench_grouping.ts` measures the groupings on their own, and `deno task
+ * sandbox` serves a stand-in Immich to try settings against until it is stopped.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -55,6 +55,38 @@ Deno.test("deno task bench leaves BENCHMARKS.md alone without --write", async ()
   assert.match(run.stdout, /^# Benchmarks\n/);
   assert.match(run.stdout, /\| 40 \| steady state \|/);
   assert.match(run.stderr, /BENCHMARKS\.md is unchanged: add --write to save these figures/);
+});
+
+Deno.test("scripts/bench_grouping.ts measures both groupings and both searches apart", async () => {
+  const run = await output(
+    new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--v8-flags=--expose-gc",
+        "scripts/bench_grouping.ts",
+        "--assets",
+        "300",
+        "--rounds",
+        "1",
+        "--fetch",
+      ],
+      cwd: ROOT,
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }),
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const lines = run.stdout.trimEnd().split("\n");
+  assert.deepEqual(lines.map((line) => line.split(":")[0]), [
+    "grouping + promotion, immich-stack's CRITERIA",
+    "grouping + promotion, default rules",
+    "search without EXIF",
+    "search with EXIF (camera fields)",
+  ]);
+  for (const line of lines) assert.match(line, /, CPU \d+ ms, peak \d+\.\d MiB/, line);
 });
 
 Deno.test("deno task sandbox serves a stand-in Immich until SIGINT, with lines to paste", async () => {
