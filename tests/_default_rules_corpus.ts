@@ -956,6 +956,24 @@ const EDITS: CorpusCase[] = [
     photo("DSC_2020 - Copy.JPG", "2020-06-06T06:06:06.000Z", D850, x("1/250", 8, 100)),
   ),
   edited(
+    "GNOME Files: a duplicate named (Copy)",
+    "GNOME/nautilus src/nautilus-filename-utilities.c",
+    photo("IMG_3060.JPG", "2021-07-14T15:20:00.000Z", IPHONE12, x("1/400", 1.6, 32)),
+    photo("IMG_3060 (Copy).JPG", "2021-07-14T15:20:00.000Z", IPHONE12, x("1/400", 1.6, 32)),
+  ),
+  {
+    kind: "edit",
+    name: "GNOME Files before 2023: (copy), (another copy)",
+    source: "https://github.com/paysonwallach/duplicate/blob/master/src/Duplicator.vala",
+    files: [
+      photo("DSC_3070.JPG", "2019-05-05T09:30:00.000Z", D850, x("1/320", 7.1, 100)),
+      photo("DSC_3070 (copy).JPG", "2019-05-05T09:30:00.000Z", D850, x("1/320", 7.1, 100)),
+      photo("DSC_3070 (another copy).JPG", "2019-05-05T09:30:00.000Z", D850, x("1/320", 7.1, 100)),
+    ],
+    // Both copies are the photo: the cover is either.
+    stacks: [["DSC_3070 (another copy).JPG", "DSC_3070 (copy).JPG", "DSC_3070.JPG"]],
+  },
+  edited(
     "Google Takeout: (1) for a second upload of one photo",
     "https://github.com/Zaczero/google-photos-takeout.sh/issues/2",
     photo("IMG_0484.JPG", "2012-03-10T10:00:00.000Z", IPHONE6, x("1/60", 2.2, 100)),

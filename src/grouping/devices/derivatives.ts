@@ -93,6 +93,12 @@ const LONGEST_SUFFIX = Math.max(...[...EDIT_SUFFIXES].map((suffix) => suffix.len
 const COPY_WORDS = /(?: - (?:copy|kopie|copie|copia)| (?:copy|kopie|copie|copia)(?: \d{1,3})?)$/i;
 /** `(1)`, ` (2)`: Google Takeout, browsers and Windows name a second file of one name so. */
 const NUMBERED_COPY = /\s?\(\d{1,3}\)$/;
+/**
+ * GNOME Files (Nautilus) duplicates: ` (Copy)`, ` (Copy 2)` since 2023; ` (copy)`,
+ * ` (another copy)`, ` (3rd copy)` before.
+ */
+const BRACKETED_COPY =
+  / \((?:(?:copy|kopie|copie|copia)(?: \d{1,3})?|another copy|\d{1,3}(?:st|nd|rd|th) copy)\)$/i;
 /** What a number mark must not leave behind: a date (`2024-05`) or a time (`…_10_15`). */
 const DATE_OR_TIME_END = /(?:\d{4}-\d{1,2}|[-_]\d{2})$/;
 /** Apple Photos exports the edited version of `IMG_1234` as `IMG_E1234`. */
@@ -129,7 +135,7 @@ function outerMark(
   const last = name.charCodeAt(length - 1);
   let match: RegExpExecArray | null;
   if (last === CLOSE) {
-    match = NUMBERED_COPY.exec(name);
+    match = NUMBERED_COPY.exec(name) ?? BRACKETED_COPY.exec(name);
     return match === null ? undefined : cut(name, match[0], "copy");
   }
   if (isDigit(last)) {
