@@ -1,5 +1,6 @@
-# stacksync next to Immich: see examples/docker-compose.yml and the README ("Docker").
-# Build: docker build -t stacksync .
+# stacksync next to Immich: see examples/docker-compose.yml and the README ("Docker"). The release
+# workflow builds it for linux/amd64 and linux/arm64 and pushes it to ghcr.io/<owner>/stacksync.
+# Build it yourself: docker build -t stacksync .
 FROM denoland/deno:2.9.6
 
 WORKDIR /app
@@ -12,6 +13,9 @@ VOLUME /state
 ENV STATE_DIR=/state
 # Fetch the pinned npm packages at build time, as the unprivileged user the image runs as, so the
 # container starts without network access to a registry and fails the build if deno.lock drifts.
+# Only those main.ts imports, fetched now and looked for at run time: deno.lock also holds the
+# test tools, among them a Chromium of 60 MB (@sparticuz/chromium).
+ENV DENO_UNSTABLE_NPM_LAZY_CACHING=1
 USER deno
 RUN deno install --frozen-lockfile --entrypoint main.ts
 

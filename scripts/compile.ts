@@ -68,6 +68,7 @@ export interface CompileArgsOptions {
  *   "x86_64-pc-windows-msvc",
  *   "--output",
  *   "dist/stacksync-x86_64-pc-windows-msvc.exe",
+ *   "--exclude-unused-npm",
  *   "--allow-net",
  *   "--allow-env",
  *   "--allow-read",
@@ -85,6 +86,9 @@ export function compileArgs(target: Target, options: CompileArgsOptions = {}): s
     target,
     "--output",
     `${options.outDir ?? "dist"}/stacksync-${target}${extension}`,
+    // Only the npm packages main.ts imports: deno.lock also holds the test tools, among them a
+    // Chromium of 60 MB (@sparticuz/chromium).
+    "--exclude-unused-npm",
     ...RUN_FLAGS,
     "main.ts",
   ];

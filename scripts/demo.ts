@@ -59,8 +59,8 @@ const PASSES: readonly Pass[] = [
   {
     title: "real run again",
     about: "Reads the server afresh and finds nothing left to change: it plans from what is on " +
-      "the server and can run as often as you like. The conflict is reported again until you " +
-      "decide.",
+      "the server and can run as often as you like. The conflict named in pass 2 is counted " +
+      "now, not named again (LOG_LEVEL=debug names it in every pass).",
     env: {},
   },
   {
@@ -177,7 +177,10 @@ function showLog(stdout: string): Omit<PassResult, "code"> {
     } else if (msg.startsWith("Plan: ") || msg.startsWith("No changes: ")) {
       unchanged.push(msg.startsWith("No changes: "));
       console.log(`    ${msg}`);
-    } else if (msg.startsWith("Summary for ") || line.level === "warn" || line.level === "error") {
+    } else if (
+      msg.startsWith("Summary for ") || /^Left \d+ stacks? as /.test(msg) ||
+      line.level === "warn" || line.level === "error"
+    ) {
       console.log(`    ${msg}`);
     } else if (/^(Run|Undo) finished: /.test(msg)) {
       console.log(`  ${msg}`);
@@ -202,8 +205,12 @@ async function runPass(
       args.map((arg) => ` ${arg}`).join("")
     }\n`,
   );
+  // --cached-only: starting the demo cached every npm package of deno.lock, but not the
+  // metadata of those only main.ts loads (LogTape, the Immich SDK). Deno fetches missing
+  // metadata in the background and keeps it only if the process outlives the fetch, which a
+  // pass does not: each printed a Download line, whatever the cache held.
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", ...RUN_FLAGS, MAIN, ...args],
+    args: ["run", "--no-prompt", "--cached-only", ...RUN_FLAGS, MAIN, ...args],
     env: { ...baseEnv(), ...settings, ...pass.env },
     clearEnv: true,
     cwd,
@@ -335,7 +342,7 @@ interface StackContext {
   readonly before: readonly (readonly string[])[];
   /** File name by asset id. */
   readonly names: ReadonlyMap<string, string>;
-  /** Stacks the last pass left alone as conflicts. */
+  /** Stacks the passes left alone as conflicts. */
   readonly conflicts: readonly string[];
 }
 
@@ -418,7 +425,8 @@ async function main(): Promise<number> {
     const results: PassResult[] = [];
     for (const [index, pass] of PASSES.entries()) {
       if (pass.args?.[0] === "undo") {
-        const { conflicts } = results[results.length - 1];
+        // Each conflict is named by the first pass that finds it.
+        const conflicts = results.flatMap((result) => result.conflicts);
         const title = `The stacks of ${first.name} after pass ${index}`;
         showStacks(title, server.stacks(users[0].id), { before, names, conflicts });
       }

@@ -1,10 +1,12 @@
 /**
- * Regenerates the settings table in README.md from the declarations in src/config.ts. Run it
- * with `deno task readme`; tests/readme_test.ts fails while the README is out of date.
+ * Regenerates what is derived from the declarations in src/config.ts: the settings table in
+ * README.md, and src/help_text.json, the `--help` texts that `--help` prints without loading the
+ * settings' schemas (docs/architecture.md, "Start-up"). Run it with `deno task readme`;
+ * tests/readme_test.ts fails while either is out of date.
  *
  * @module
  */
-import { settingsTable } from "../src/config.ts";
+import { COMMANDS, helpText, settingsTable } from "../src/config.ts";
 
 /** The comment that opens the generated table in README.md. */
 export const TABLE_BEGIN =
@@ -45,10 +47,44 @@ export function withSettingsTable(readme: string): string {
     readme.slice(end);
 }
 
+/**
+ * The text of src/help_text.json: {@linkcode helpText} of no command (key `""`) and of each
+ * command, by name.
+ *
+ * @returns The JSON text, formatted as `deno fmt` leaves it.
+ *
+ * @example Usage
+ * ```ts
+ * import { helpTexts } from "./readme.ts";
+ * import { helpText } from "../src/config.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const texts = JSON.parse(helpTexts());
+ * assert.equal(texts[""], helpText());
+ * assert.equal(texts.undo, helpText("undo"));
+ * ```
+ */
+export function helpTexts(): string {
+  const texts: Record<string, string> = { "": helpText() };
+  for (const name of Object.keys(COMMANDS) as (keyof typeof COMMANDS)[]) {
+    texts[name] = helpText(name);
+  }
+  return `${JSON.stringify(texts, null, 2)}\n`;
+}
+
+/** Writes a derived file again when its text has changed; a missing one is made. */
+async function regenerate(file: string, derive: (current: string) => string): Promise<void> {
+  const path = new URL(`../${file}`, import.meta.url);
+  const current = await Deno.readTextFile(path).catch((error) => {
+    if (error instanceof Deno.errors.NotFound) return "";
+    throw error;
+  });
+  const updated = derive(current);
+  if (updated !== current) await Deno.writeTextFile(path, updated);
+  console.log(updated === current ? `${file} is up to date` : `${file} updated`);
+}
+
 if (import.meta.main) {
-  const path = new URL("../README.md", import.meta.url);
-  const readme = await Deno.readTextFile(path);
-  const updated = withSettingsTable(readme);
-  if (updated !== readme) await Deno.writeTextFile(path, updated);
-  console.log(updated === readme ? "README.md is up to date" : "README.md updated");
+  await regenerate("README.md", withSettingsTable);
+  await regenerate("src/help_text.json", helpTexts);
 }

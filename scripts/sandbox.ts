@@ -3,13 +3,15 @@
  * recipes against, with no Immich at hand. It starts the Immich test server
  * (tests/immich_server.ts) on 127.0.0.1 with the demo's library (two users: RAW+JPEG pairs,
  * bursts, edited copies, live photos and stacks made earlier; scripts/demo.ts), or one of another
- * size, prints the `API_URL` and `API_KEY` lines to paste into a `.env` file, and serves until
- * Ctrl-C (SIGINT) or SIGTERM. What stacksync changes lasts until the sandbox stops; each start
- * begins with the same library and the same keys.
+ * size, plus duplicates for `stacksync duplicates` to find, prints the `API_URL` and `API_KEY`
+ * lines to paste into a `.env` file, and serves until Ctrl-C (SIGINT) or SIGTERM. Every photo has
+ * a picture (the review page of `plan --html` shows them), one per shot: a RAW and its JPEG look
+ * alike. What stacksync changes lasts until the sandbox stops; each start begins with the same
+ * library and the same keys.
  *
  * @module
  */
-import { startImmichServer } from "../tests/immich_server.ts";
+import { type ImmichServer, startImmichServer } from "../tests/immich_server.ts";
 import { runScript, scriptArgs } from "./_script_args.ts";
 import { DEMO_ASSETS_PER_USER, loadDemoLibrary } from "./demo.ts";
 
@@ -53,6 +55,27 @@ function sandboxCommand(args: readonly string[]): SandboxCommand | "help" {
   };
 }
 
+/**
+ * Adds copies of the first user's photos for `stacksync duplicates`: a RAW+JPEG pair whose JPEG
+ * was uploaded twice (same file name and capture time, other content), and a photo saved again
+ * under another name (same content).
+ */
+function addDuplicates(server: ImmichServer, userId: string): void {
+  const localDateTime = "2024-06-02T09:30:00.000Z";
+  for (const originalFileName of ["IMG_9101.CR3", "IMG_9101.JPG", "IMG_9101.JPG"]) {
+    server.addAsset(userId, { originalFileName, localDateTime });
+  }
+  const original = server.addAsset(userId, {
+    originalFileName: "IMG_9102.JPG",
+    localDateTime: "2024-06-02T09:31:00.000Z",
+  });
+  server.addAsset(userId, {
+    originalFileName: "IMG_9102 copy.JPG",
+    localDateTime: "2024-06-03T18:00:00.000Z",
+    checksum: original.checksum,
+  });
+}
+
 /** Resolves at the first SIGINT or SIGTERM (Ctrl-C only on Windows). */
 function shutdownSignal(): Promise<Deno.Signal> {
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
@@ -82,9 +105,11 @@ async function serve(command: SandboxCommand): Promise<number> {
   }
   await using _server = server;
   const { users } = loadDemoLibrary(server, command.assets);
+  addDuplicates(server, users[0].id);
+  const first = users[0].name;
   console.log(
     `Stand-in Immich server at ${server.origin} (loopback only), with ${users.length} users ` +
-      `of ${command.assets} photos and videos each.\n\n` +
+      `of ${command.assets} photos and videos each, and a few duplicates among ${first}'s.\n\n` +
       "Paste these two lines into a .env file in the folder you run stacksync from:\n\n" +
       `API_URL=${server.url}\n` +
       `API_KEY=${users.map((user) => user.key).join(",")}\n\n` +

@@ -1,5 +1,6 @@
 /**
- * "Did you mean …?" for names typed by hand: settings in env files and flags on the command line.
+ * "Did you mean …?" for names typed by hand: settings in env files, flags and commands on the
+ * command line.
  *
  * @module
  */
@@ -60,4 +61,50 @@ export function closestName(typed: string, known: readonly string[]): string | u
     if (best === undefined || distance < best.distance) best = { name, distance };
   }
   return best?.name;
+}
+
+/**
+ * The known name a typed name is a slip of: the same name in another case or with other
+ * separators (`DRYRUN`, `dry_run`, `Dry-Run`), or with one letter added, left out or swapped with
+ * its neighbour (`DRY_RUNS`, `DRY_RNU`). Unlike {@linkcode closestName} it never takes one letter
+ * for another, so names common elsewhere (`APP_KEY` beside `API_KEY`) are no slip.
+ *
+ * @param typed The name as typed.
+ * @param known The names that exist.
+ * @returns The known name, or undefined when `typed` is none of them typed with a slip, or is one
+ *   of them.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { slipOf } from "./closest_name.ts";
+ *
+ * const known = ["DRY_RUN", "API_KEY"];
+ * assert.equal(slipOf("DRYRUN", known), "DRY_RUN");
+ * assert.equal(slipOf("DRY_RUNS", known), "DRY_RUN");
+ * assert.equal(slipOf("APP_KEY", known), undefined);
+ * assert.equal(slipOf("DRY_RUN", known), undefined);
+ * ```
+ */
+export function slipOf(typed: string, known: readonly string[]): string | undefined {
+  if (known.includes(typed)) return undefined;
+  const bare = (name: string) => normalize(name).replaceAll("_", "");
+  const word = bare(typed);
+  return known.find((name) => isSlip(word, bare(name)));
+}
+
+/** Equal, or one letter added, left out or swapped with its neighbour. */
+function isSlip(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (Math.abs(a.length - b.length) === 1) {
+    const [short, long] = a.length < b.length ? [a, b] : [b, a];
+    let i = 0;
+    while (i < short.length && short[i] === long[i]) i++;
+    return short.slice(i) === long.slice(i + 1);
+  }
+  if (a.length !== b.length) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return i + 1 < a.length && a[i] === b[i + 1] && a[i + 1] === b[i] &&
+    a.slice(i + 2) === b.slice(i + 2);
 }

@@ -13,11 +13,13 @@
 import { isAbsolute, join } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { closestName } from "./closest_name.ts";
+import { closestName, slipOf } from "./closest_name.ts";
+import { commandPosition, HELP_COMMAND } from "./command_line.ts";
 import { type EnvEntry, EnvFileError, parseEnvFile } from "./env_file.ts";
 import { parseRules } from "./grouping/criteria.ts";
 import { immichStackSpelling } from "./immich_stack.ts";
 import { LOG_LEVELS } from "./log.ts";
+import { type DeletionLimit, SHARE_FLOOR } from "./reconcile/deletions.ts";
 import { RAW_EXTENSIONS } from "./trash/raw.ts";
 import { parseSequenceKeyword } from "./promotion/sequence.ts";
 import { shownUrl } from "./shown_url.ts";
@@ -133,6 +135,20 @@ const percent = z.string().transform((raw, ctx) => {
   return Number(text);
 });
 
+/** MAX_STACK_DELETIONS: a whole number of stacks, or a share of them such as `10%`. */
+const deletionLimit = z.string().transform((raw, ctx): DeletionLimit => {
+  const text = raw.trim();
+  const share = /^([0-9]+(\.[0-9]+)?) ?%$/.exec(text);
+  if (share !== null && Number(share[1]) <= 100) return { percent: Number(share[1]) };
+  if (/^[0-9]+$/.test(text) && Number.isSafeInteger(Number(text))) return { count: Number(text) };
+  ctx.addIssue({
+    code: "custom",
+    message: "must be a whole number of stacks such as 50, or a share of the user's stacks " +
+      "from 0% to 100% such as 10%",
+  });
+  return z.NEVER;
+});
+
 /** A whole number of 0 or more. */
 const wholeNumber = z.string().transform((raw, ctx) => {
   const text = raw.trim();
@@ -239,7 +255,7 @@ export const COMMANDS = {
     operand: { name: "FILE", required: true },
   },
   "fix-trash": {
-    summary: "Move to the trash what groups with a photo in the trash (its RAW, its edits)",
+    summary: "Move to the trash the rest of the shot of a photo in the trash (its RAW, its edits)",
   },
   duplicates: {
     summary: "List photos sharing file name and capture time, or content; sends no write",
@@ -292,6 +308,8 @@ const GROUPING_COMMANDS: readonly CommandName[] = ["run", "fix-trash", "plan"];
 const SEARCHING_COMMANDS: readonly CommandName[] = ["run", "fix-trash", "duplicates", "plan"];
 /** The commands that read archived and trashed photos when asked (fix-trash always does). */
 const ARCHIVE_AND_TRASH: readonly CommandName[] = ["run", "duplicates", "plan"];
+/** The commands that keep journals, and `runs`, which says how long they are kept. */
+const JOURNALING: readonly CommandName[] = [...WRITING_COMMANDS, "runs"];
 /** The settings of the fix-trash step: its command, and a run that ends with it. */
 const FIX_TRASH: readonly CommandName[] = ["run", "fix-trash"];
 
@@ -324,6 +342,11 @@ export interface SettingDeclaration<T> {
    * unset like an empty variable.
    */
   readonly emptyFlagClears?: boolean;
+  /**
+   * A limit on what a pass may do rather than a rule of what it plans: a plan file does not record
+   * it, as applying a reviewed plan is consent.
+   */
+  readonly guard?: true;
   /**
    * How an error about this setting starts, where immich-stack users know a wording of their own.
    * @default {"Invalid <ENV> (--<flag>)"}
@@ -532,6 +555,17 @@ export const SETTINGS = {
     schema: text,
     help: `Required with RESET_STACKS, exactly: ${RESET_CONFIRMATION}`,
   }),
+  maxStackDeletions: declare({
+    env: "MAX_STACK_DELETIONS",
+    commands: PLANNING_COMMANDS,
+    flag: "max-stack-deletions",
+    default: "10%",
+    schema: deletionLimit,
+    guard: true,
+    help: "Stop a user, before any change, whose pass would delete more stacks than this " +
+      `(deletes and replaces; RESET_STACKS is consent): a number such as 50, or a share of the ` +
+      `user's stacks such as 10%, which always allows ${SHARE_FLOOR}; --force goes on`,
+  }),
   logLevel: declare({
     env: "LOG_LEVEL",
     commands: SERVER_COMMANDS,
@@ -577,10 +611,19 @@ export const SETTINGS = {
   journalKeep: declare({
     env: "JOURNAL_KEEP",
     flag: "journal-keep",
-    commands: WRITING_COMMANDS,
+    commands: JOURNALING,
     default: "30",
     schema: positiveWhole(),
-    help: "How many recorded runs to keep; older journals are deleted",
+    help: "How many recorded runs to keep whatever their age; older journals are deleted " +
+      "once they are also older than JOURNAL_KEEP_DAYS",
+  }),
+  journalKeepDays: declare({
+    env: "JOURNAL_KEEP_DAYS",
+    flag: "journal-keep-days",
+    commands: JOURNALING,
+    default: "30",
+    schema: wholeNumber,
+    help: "Keep every recorded run younger than this many days, besides the last JOURNAL_KEEP",
   }),
   stackConcurrency: declare({
     env: "STACK_CONCURRENCY",
@@ -635,7 +678,19 @@ export const SETTINGS = {
     default: "10",
     schema: percent,
     help: "fix-trash moves nothing and fails when more than this share of a user's photos " +
-      "outside the trash would go, unless --force",
+      "outside the trash would go, or of a group's photos outside the trash beyond the shot of " +
+      "a photo in the trash (FIX_TRASH_WHOLE_GROUP), unless --force",
+  }),
+  fixTrashWholeGroup: declare({
+    env: "FIX_TRASH_WHOLE_GROUP",
+    flag: "fix-trash-whole-group",
+    commands: FIX_TRASH,
+    default: "false",
+    schema: bool,
+    switch: true,
+    help: "fix-trash follows a photo in the trash to its whole CRITERIA group, other burst " +
+      "frames included, as immich-stack does; by default only to the same shot (its RAW, JPEG " +
+      "and edits)",
   }),
   planThumbnails: declare({
     env: "PLAN_THUMBNAILS",
@@ -696,12 +751,14 @@ export const OPTIONS = {
   },
   force: {
     flag: "force",
-    commands: ["undo", "restore", "fix-trash", "apply"],
+    commands: ["run", "undo", "restore", "fix-trash", "plan", "apply"],
     help: {
+      run: "Delete the stacks even when they are more than MAX_STACK_DELETIONS allows",
       undo: "Also put back the stacks that changed after the run",
       restore: "Accept a file of another server or user (the same Immich at a new address)",
       "fix-trash": "Move the photos to the trash even when they are more than " +
-        "FIX_TRASH_MAX_PERCENT of a user's photos outside the trash",
+        "FIX_TRASH_MAX_PERCENT of a user's photos outside the trash, or of a group's",
+      plan: "Plan the deletions of a user past MAX_STACK_DELETIONS instead of stopping there",
       apply: "Accept a plan of another server address (the same Immich at a new address)",
     },
   },
@@ -912,30 +969,75 @@ function helpHint(command: CommandName, explicit: boolean): string {
   return explicit ? `stacksync ${command} --help` : "--help";
 }
 
+/** The long flags of every command that take a value: what follows one is no command. */
+const VALUE_FLAGS: ReadonlySet<string> = new Set([
+  ...KEYS.flatMap((key) => {
+    const declaration: SettingDeclaration<unknown> = SETTINGS[key];
+    return declaration.switch ? [] : [declaration.flag];
+  }),
+  ...OPTION_KEYS.flatMap((key) => {
+    const declaration: OptionDeclaration = OPTIONS[key];
+    return declaration.value === undefined ? [] : [declaration.flag];
+  }),
+]);
+
+/** A word that may be shown as a mistyped command; a key never is one. */
+const COMMAND_WORD = /^[a-z]{1,20}(-[a-z]{1,20})?$/;
+
+/** The error for a word that names no command, with the command it most likely means. */
+function unknownCommand(word: string, what: string): ConfigError {
+  const near = closestName(word, COMMAND_NAMES);
+  const advice = near === undefined
+    ? `, choose one of ${COMMAND_NAMES.join(", ")}`
+    : ` (did you mean ${near}?)`;
+  return new ConfigError(
+    `Cannot ${what} as stacksync has no such command${advice}: current value is "${word}"`,
+  );
+}
+
 /**
- * Finds the subcommand: the first argument when it is not a flag, else `run`.
+ * Finds the subcommand: the first argument that is neither an option nor an option's value
+ * (so options may come before it), else `run`.
  *
- * @throws {ConfigError} For a first argument that names no command; a word is shown, anything
- *   else is not, as it may be a key typed in the wrong place.
+ * @throws {ConfigError} For a word where the command goes that names no command; anything
+ *   else is not shown, as it may be a key typed in the wrong place.
  */
 function splitCommand(args: readonly string[]) {
-  const first = args[0];
-  if (first === undefined || first.startsWith("-")) {
-    return { command: "run" as CommandName, explicit: false, rest: args };
+  const at = commandPosition(args, VALUE_FLAGS);
+  const word = args[at];
+  if (word === undefined) return { command: "run" as CommandName, explicit: false, rest: args };
+  if (Object.hasOwn(COMMANDS, word)) {
+    const rest = [...args.slice(0, at), ...args.slice(at + 1)];
+    return { command: word as CommandName, explicit: true, rest };
   }
-  if (Object.hasOwn(COMMANDS, first)) {
-    return { command: first as CommandName, explicit: true, rest: args.slice(1) };
-  }
-  const choices = COMMAND_NAMES.join(", ");
-  if (/^[a-z]{1,20}(-[a-z]{1,20})?$/.test(first)) {
-    throw new ConfigError(
-      `Cannot run the command as stacksync has no such command, choose one of ${choices}: ` +
-        `current value is "${first}"`,
-    );
-  }
+  if (COMMAND_WORD.test(word)) throw unknownCommand(word, "run the command");
+  // After options, a stray argument of `run`, which says so without showing it.
+  if (at > 0) return { command: "run" as CommandName, explicit: false, rest: args };
   throw new ConfigError(
-    `Cannot parse the command line: the first argument must be a command (${choices}) or an ` +
-      "option; see --help",
+    `Cannot parse the command line: the first argument must be a command (${
+      COMMAND_NAMES.join(", ")
+    }) or an option; see --help`,
+  );
+}
+
+/**
+ * The help `stacksync help [COMMAND]` asks for, or undefined when the command is not `help`.
+ *
+ * @throws {ConfigError} For a COMMAND that names none, or more than one argument after it.
+ */
+function helpCommand(args: readonly string[]): Command | undefined {
+  const at = commandPosition(args, VALUE_FLAGS);
+  if (args[at] !== HELP_COMMAND) return undefined;
+  const topic = args.slice(at + 1);
+  if (topic.length === 0) return { kind: "help", text: helpText() };
+  const [word] = topic;
+  if (topic.length === 1 && Object.hasOwn(COMMANDS, word)) {
+    return { kind: "help", text: helpText(word as CommandName) };
+  }
+  if (topic.length === 1 && COMMAND_WORD.test(word)) throw unknownCommand(word, "show the help");
+  throw new ConfigError(
+    "Cannot parse the command line: help takes one COMMAND at most, as in stacksync help " +
+      "undo; see --help",
   );
 }
 
@@ -975,8 +1077,8 @@ export function commandLineProblem(
 }
 
 function parseCommandLine(args: readonly string[], command: CommandName, hint: string) {
-  const options: Record<string, { type: "string" | "boolean" }> = {
-    help: { type: "boolean" },
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {
+    help: { type: "boolean", short: "h" },
     version: { type: "boolean" },
   };
   for (const key of settingsOf(command)) {
@@ -1045,6 +1147,8 @@ function parseCommandLine(args: readonly string[], command: CommandName, hint: s
  */
 export function loadSettings(options: LoadSettingsOptions): Command {
   const readTextFile = options.readTextFile ?? readTextFileIfPresent;
+  const help = helpCommand(options.args);
+  if (help !== undefined) return help;
   const { command, explicit, rest } = splitCommand(options.args);
   const hint = helpHint(command, explicit);
   const { values, positionals } = parseCommandLine(rest, command, hint);
@@ -1064,6 +1168,8 @@ export function loadSettings(options: LoadSettingsOptions): Command {
   };
   const nonEmpty = (value: string | undefined) => value === "" ? undefined : value;
 
+  // Before any value: a slip explains a setting that looks missing.
+  const environmentWarnings = checkEnvironmentNames(options.env);
   const envFilePath = nonEmpty(fromFlag(SETTINGS.envFile.flag)) ?? nonEmpty(options.env.ENV_FILE);
   const envFile = readEnvFile(envFilePath, readTextFile);
   const fileValues = new Map(envFile?.entries.map((entry) => [entry.name, entry.value]));
@@ -1113,7 +1219,7 @@ export function loadSettings(options: LoadSettingsOptions): Command {
   const warnings = [
     ...adoptions,
     ...unsupportedWarnings(options.env, envFile),
-    ...misspeltEnvironmentWarnings(options.env),
+    ...environmentWarnings,
     ...unknownNameWarnings(envFile, shown),
   ];
   return {
@@ -1207,16 +1313,28 @@ function unsupportedWarnings(
 }
 
 /**
- * Environment variables one typo away from a setting. Only a warning: the environment is shared
- * with every other program, unlike an env file written for stacksync.
+ * Environment variables that are no setting but close to one. A slip of a setting's name
+ * (`DRYRUN`, `dry_run`, `DRY_RUNS`, `API_KEYS`) stops the command before anything is sent, as it
+ * does in an env file: a dry run must not become a real one for a missing `_`. A name one letter
+ * different (`APP_KEY` beside `API_KEY`) gets a warning only, as other programs sharing the
+ * environment use such names (docs/architecture.md, "Settings and secrets").
+ *
+ * @returns One warning per name close to a setting that is no slip of one.
+ * @throws {ConfigError} For the first slip, naming the setting meant.
  */
-function misspeltEnvironmentWarnings(env: Readonly<Record<string, string | undefined>>): string[] {
+function checkEnvironmentNames(env: Readonly<Record<string, string | undefined>>): string[] {
+  const unsupported = new Set(UNSUPPORTED_SETTINGS.map((setting) => setting.env));
   return Object.keys(env).flatMap((name) => {
     if (env[name] === undefined || env[name] === "" || looksLikeKey(name)) return [];
+    if (unsupported.has(name)) return [];
+    const slip = slipOf(name, SETTING_NAMES);
+    if (slip !== undefined) {
+      throw new ConfigError(
+        `Invalid environment variable ${name}: it is not a setting: did you mean ${slip}?`,
+      );
+    }
     const near = closestName(name, SETTING_NAMES);
-    // Only the same name in another case or spelling: other near names are common elsewhere.
-    return near === undefined || name.toUpperCase().replace(/[^A-Z0-9]/g, "") !==
-        near.replaceAll("_", "")
+    return near === undefined
       ? []
       : [`Ignored ${name} from the environment: it is not a setting, did you mean ${near}?`];
   });
@@ -1404,10 +1522,10 @@ export function helpText(command?: CommandName): string {
       "Usage: stacksync [command] [options]",
       "",
       "Commands:",
-      ...COMMAND_NAMES.map((name) => `  ${name.padEnd(9)}${COMMANDS[name].summary}`),
+      ...commandLines(),
       "",
-      "Without a command stacksync runs `run`. `stacksync <command> --help` lists what a " +
-      "command reads.",
+      "Without a command stacksync runs `run`. `stacksync help <command>` lists what a " +
+      "command reads. Options may come before or after the command.",
       "",
     ]
     : [`stacksync ${command}: ${declared.summary}`, ""];
@@ -1432,8 +1550,18 @@ export function helpText(command?: CommandName): string {
       `      ${declaration.env}: ${declaration.help}${fallback}`,
     );
   }
-  lines.push("  --help", "      Show this help", "  --version", "      Show the version");
+  lines.push("  -h, --help", "      Show this help", "  --version", "      Show the version");
   return lines.join("\n");
+}
+
+/** The list of commands in the general help: names in a column wide enough for the longest. */
+function commandLines(): string[] {
+  const rows: [string, string][] = [
+    ...COMMAND_NAMES.map((name): [string, string] => [name, COMMANDS[name].summary]),
+    [`${HELP_COMMAND} [command]`, "Show this help, or what a command reads"],
+  ];
+  const width = Math.max(...rows.map(([name]) => name.length)) + 2;
+  return rows.map(([name, summary]) => `  ${name.padEnd(width)}${summary}`);
 }
 
 /** The commands cell of the README table: `all`, or the names. */
@@ -1578,8 +1706,9 @@ function decodedPassword(password: string): string {
 
 /** The settings that shape a plan: those `run` and `plan` read and `apply` takes from its file. */
 const PLAN_SHAPING = KEYS.filter((key) => {
-  const { commands } = SETTINGS[key];
-  return commands.includes("run") && commands.includes("plan") && !commands.includes("apply");
+  const { commands, guard }: SettingDeclaration<unknown> = SETTINGS[key];
+  return commands.includes("run") && commands.includes("plan") && !commands.includes("apply") &&
+    guard !== true;
 });
 
 /**

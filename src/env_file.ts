@@ -196,10 +196,11 @@ function parseValue(text: string, place: Place): string {
   }
   const rest = text.slice(end + 1);
   if (!BLANK.test(rest) && !/^[ \t]+#/.test(rest)) {
-    throw new EnvFileError(
-      line,
-      `text after the closing quote of ${name}: only a # comment may follow`,
-    );
+    // JSON in double quotes (CRITERIA="[{"key":…}]") ends at its first inner quote.
+    const advice = quote === '"' && rest.includes('"')
+      ? `: a value holding " (such as JSON) goes in single quotes, ${name}='…'`
+      : ": only a # comment may follow";
+    throw new EnvFileError(line, `text after the closing quote of ${name}${advice}`);
   }
   const raw = text.slice(1, end);
   checkCharacters(raw, place);
@@ -219,7 +220,8 @@ function parseUnquoted(text: string, place: Place): string {
   if (/["']/.test(value)) {
     throw new EnvFileError(
       place.line,
-      `a quote inside the unquoted value of ${place.name}: put the whole value in quotes`,
+      `a quote inside the unquoted value of ${place.name}: put the whole value in single ` +
+        `quotes, ${place.name}='…', which keep it as written`,
     );
   }
   checkCharacters(value, place);

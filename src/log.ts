@@ -16,6 +16,10 @@
  */
 import { configure, getLogger, type LogLevel, type LogRecord, reset } from "@logtape/logtape";
 import { dirname } from "node:path";
+import { FILE_MODE, FOLDER_MODE } from "./private_files.ts";
+import { writeAll } from "./write_all.ts";
+
+export { writeAll };
 
 /** The log levels a user can choose, least severe first. */
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
@@ -53,23 +57,6 @@ export interface LogOptions {
 export interface Logging extends AsyncDisposable {
   /** Flushes and closes every output and resets LogTape. */
   dispose(): Promise<void>;
-}
-
-const encoder = new TextEncoder();
-
-/**
- * Writes all of a text or bytes to a file or stream synchronously: `writeSync` may write only
- * part of a buffer (pipes), so it loops until all of it is out.
- *
- * @param target Where to write, e.g. `Deno.stdout` or an open file.
- * @param data The text (UTF-8 encoded) or bytes.
- */
-export function writeAll(
-  target: { writeSync(bytes: Uint8Array): number },
-  data: string | Uint8Array,
-): void {
-  let bytes = typeof data === "string" ? encoder.encode(data) : data;
-  while (bytes.length > 0) bytes = bytes.subarray(target.writeSync(bytes));
 }
 
 function writeStdout(line: string): void {
@@ -266,9 +253,10 @@ export function formatJson(record: LogRecord, secrets: readonly string[]): strin
   return JSON.stringify(fields(record, secrets));
 }
 
+/** Opens LOG_FILE to append; when stacksync creates it (or its folders), they are owner-only. */
 function openLogFile(path: string): Deno.FsFile {
-  Deno.mkdirSync(dirname(path), { recursive: true });
-  return Deno.openSync(path, { append: true, create: true, write: true });
+  Deno.mkdirSync(dirname(path), { recursive: true, mode: FOLDER_MODE });
+  return Deno.openSync(path, { append: true, create: true, write: true, mode: FILE_MODE });
 }
 
 /**

@@ -370,7 +370,10 @@ export interface Rollback {
 
 /** Why fix-trash moves a photo to the trash. */
 export type TrashReason =
-  /** It groups by CRITERIA with a photo the user put in the trash. */
+  /**
+   * It is the same shot as a photo the user put in the trash (its RAW, JPEG or an edit) and in
+   * its CRITERIA group; with FIX_TRASH_WHOLE_GROUP, anything of that group.
+   */
   | "follows-trashed"
   /** A RAW file without a developed photo in its group or stack (TRASH_ORPHANED_RAWS). */
   | "orphaned-raw";

@@ -7,20 +7,22 @@
  */
 import { getLogger, type Logger } from "@logtape/logtape";
 import { literal } from "./log.ts";
-import { ApiError, delay } from "./api/http.ts";
-import { createImmichClient, type ImmichClient, neededPermissions } from "./api/immich.ts";
+import { delay } from "./api/delay.ts";
+import { ApiError } from "./api/errors.ts";
+import { createImmichClient, type ImmichClient } from "./api/immich.ts";
+import { neededPermissions } from "./api/permissions.ts";
+import type { UnlistedMemberSearch } from "./api/unlisted_members.ts";
 import { SELF_REKT_PAUSE_MS, type Settings } from "./config.ts";
 import { type GroupingRules, parseRules } from "./grouping/criteria.ts";
-import {
-  type PassCache,
-  type ReadingOptions,
-  readPassInput,
-  releaseMemory,
-  warnCacheUnwritten,
-} from "./library.ts";
+import { releaseMemory } from "./memory.ts";
+import { readPassInput } from "./reading/choose.ts";
+import type { PassInput, ReadingOptions } from "./reading/input.ts";
+import { libraryQueryOf, type QuerySettings } from "./reading/query.ts";
+import { type PassCache, warnCacheUnwritten } from "./state/cache_recorder.ts";
 import { mergeEntries, placeEntries } from "./incremental/entries.ts";
 import type { Asset, Outcome, Plan, Stack, TrashPlan, User } from "./model.ts";
 import { type ApplyOptions, applyPlan, type StackWriter } from "./reconcile/apply.ts";
+import { namedAfter } from "./reconcile/left_alone.ts";
 import {
   actsOnStackMembers,
   hasChanges,
@@ -29,9 +31,24 @@ import {
   unnamedAssets,
   withFileNames,
 } from "./reconcile/plan.ts";
-import { fileList, nameList, plural, renderPlan, summarizePlan } from "./reconcile/render.ts";
+import {
+  type DeletionLimit,
+  exceedsLimit,
+  SHARE_FLOOR,
+  stacksDeleted,
+} from "./reconcile/deletions.ts";
+import {
+  fileList,
+  nameList,
+  needReplacing,
+  plural,
+  renderPlan,
+  summarizePlan,
+} from "./reconcile/render.ts";
 import type { RunJournal } from "./state/folder.ts";
+import type { ConflictMemory } from "./state/named.ts";
 import { journalWrites, type StacksAsRead, type UserJournal } from "./state/journal.ts";
+import { type HeldLock, LockedError, type UserLocks } from "./state/lock.ts";
 import { applyTrash, type TrashOutcome, type TrashWriter } from "./trash/apply.ts";
 
 const logger = getLogger(["stacksync", "run"]);
@@ -96,10 +113,17 @@ export interface RunOptions {
   /** Records every write; see {@linkcode Journaling}. */
   readonly journal?: Journaling;
   /**
+   * What earlier passes named of the stacks they left as they are, so each is named once
+   * (`src/state/named.ts`); without it every pass names them all.
+   */
+  readonly named?: ConflictMemory;
+  /**
    * Where the cache of incremental passes is and what a pass may do with it; without it every
    * pass reads the whole library and keeps no cache.
    */
   readonly reading?: ReadingOptions;
+  /** The state folder's locks: one held for each user's pass; none in a dry run. */
+  readonly locks?: UserLocks;
 }
 
 /** The settings a pass over every user reads: server, keys, dry run and how writes are sent. */
@@ -186,6 +210,8 @@ export function countOutcomes(
         break;
       case "replace":
         counts.replaced++;
+        // Every stack a replace deleted counts, as `stacksync runs` counts it.
+        counts.deleted += outcome.action.deleteStackIds.length;
         break;
       case "delete":
         counts.deleted++;
@@ -212,7 +238,7 @@ export function countOutcomes(
  * const counts = { inSync: 4, created: 2, updated: 1, replaced: 0, deleted: 0, needsReplace: 1, failed: 0, notDone: 0, changedSince: 0, trashed: 0, restored: 0 };
  * assert.equal(
  *   summaryLine({ user: "Ann", status: "done", counts, skippedAssets: { "regex-miss": 3 } }, false),
- *   "Summary for Ann: 2 created, 1 updated, 0 replaced, 0 deleted, 4 in sync, 1 needs replace, 0 failed, 3 assets skipped (3 regex-miss)",
+ *   "Summary for Ann: 2 created, 1 updated, 0 replaced, 0 deleted, 4 in sync, 1 needs replacing, 0 failed, 3 assets skipped (3 regex-miss)",
  * );
  * ```
  */
@@ -236,7 +262,7 @@ export function summaryLine(
       `${c.replaced} ${verb}replaced`,
       `${c.deleted} ${verb}deleted`,
       `${c.inSync} in sync`,
-      `${c.needsReplace} needs replace`,
+      needReplacing(c.needsReplace),
     ]
     : [];
   if (c.restored > 0) parts.push(`${plural(c.restored, "photo")} ${verb}restored from the trash`);
@@ -345,33 +371,38 @@ export interface UserWork {
  * @returns The work for {@linkcode runUsers}.
  */
 export function groupingWork(
-  settings: Settings,
+  settings: QuerySettings & Pick<Settings, "dryRun" | "maxStackDeletions">,
   criteria: GroupingRules,
   reading?: ReadingOptions,
 ): UserWork {
+  const query = libraryQueryOf(settings, criteria);
+  const planning: Planning = {
+    replaceStacks: settings.replaceStacks,
+    removeSingleAssetStacks: settings.removeSingleAssetStacks,
+    resetStacks: settings.resetStacks,
+    maxStackDeletions: settings.maxStackDeletions,
+  };
+  const options = reading ?? { record: false, now: Date.now, version: "" };
   return {
     title: "Run",
     permissions: neededPermissions({ dryRun: settings.dryRun, albums: settings.filterAlbumIds }),
-    prepare: (client, user, log) => prepare(client, user, settings, criteria, reading, log),
+    prepare: async (client, user, log) =>
+      prepare(client, user, await readPassInput(client, user, query, options, log), planning, log),
   };
 }
+
+/** The settings that shape a plan beyond its groups, and how many deletions it may make. */
+type Planning =
+  & Pick<PlanOptions, "replaceStacks" | "removeSingleAssetStacks" | "resetStacks">
+  & Pick<Settings, "maxStackDeletions">;
 
 async function prepare(
   client: ImmichClient,
   user: User,
-  settings: Settings,
-  criteria: GroupingRules,
-  reading: ReadingOptions | undefined,
+  input: PassInput,
+  planning: Planning,
   userLog: Logger,
 ): Promise<Prepared> {
-  const input = await readPassInput(
-    client,
-    user,
-    settings,
-    criteria,
-    reading ?? { record: false, now: Date.now, version: "" },
-    userLog,
-  );
   if ("reused" in input) {
     return {
       plan: input.reused,
@@ -389,10 +420,9 @@ async function prepare(
     return result;
   };
   const members = stackMembers(stacks, assets);
+  const { maxStackDeletions, ...shaping } = planning;
   const options: PlanOptions = {
-    replaceStacks: settings.replaceStacks,
-    removeSingleAssetStacks: settings.removeSingleAssetStacks,
-    resetStacks: settings.resetStacks,
+    ...shaping,
     fileNames: members.fileNames,
     notFetched: members.notFetched,
     trashed,
@@ -427,6 +457,13 @@ async function prepare(
     ? { plan, entries }
     : mergeEntries(plan, entries, rest.kept, rest.dirty);
   const groupCount = rest?.groups ?? groups.length;
+  // Before the cache records the plan and before any write: a pass past the limit does nothing.
+  if (!planning.resetStacks) {
+    checkDeletions(whole.plan, maxStackDeletions, {
+      user: user.name,
+      stacks: () => stacks.length + (rest?.otherStacks().length ?? 0),
+    });
+  }
 
   if (groupCount === 0) {
     userLog.info("No assets grouped", { assets: assets.length });
@@ -451,6 +488,37 @@ async function prepare(
     },
     ...(input.cache === undefined ? {} : { cache: input.cache }),
   };
+}
+
+/**
+ * Stops a user whose plan deletes more stacks than MAX_STACK_DELETIONS allows (a dry run and
+ * `plan` too, so that they show what the run would do). RESET_STACKS, `--force` and a plan file
+ * being applied are consent: they lift the limit.
+ *
+ * @param plan The user's whole plan.
+ * @param limit MAX_STACK_DELETIONS.
+ * @param about The user's name, and how many stacks the user has (counted only when needed: an
+ *   incremental pass lists the stacks outside its region for it).
+ * @throws {RangeError} When the plan deletes too many: the one line that skips the user.
+ */
+function checkDeletions(
+  plan: Plan,
+  limit: DeletionLimit,
+  about: { readonly user: string; readonly stacks: () => number },
+): void {
+  const deleted = stacksDeleted(plan);
+  // A user has at least the stacks the plan deletes: most passes need not count them.
+  if (!exceedsLimit(deleted, deleted, limit)) return;
+  const stacks = about.stacks();
+  if (!exceedsLimit(deleted, stacks, limit)) return;
+  const allows = "count" in limit
+    ? plural(limit.count, "stack")
+    : `${limit.percent} % of them, and at least ${SHARE_FLOOR}`;
+  throw new RangeError(
+    `Cannot delete ${deleted} of the ${plural(stacks, "stack")} of ${about.user} as ` +
+      `MAX_STACK_DELETIONS allows ${allows}: check them with stacksync plan --force --html ` +
+      "plan.html, then run with --force, or raise MAX_STACK_DELETIONS",
+  );
 }
 
 /** Members of `planned` that `listed` does not have: those the pass looked up. */
@@ -492,7 +560,7 @@ function stackMembers(stacks: readonly Stack[], assets: readonly Asset[]) {
  * @returns The stacks with those members, and the plan options that name them.
  */
 export async function findUnlisted(
-  client: ImmichClient,
+  client: UnlistedMemberSearch,
   stacks: readonly Stack[],
   sets: {
     readonly fileNames: Map<string, string>;
@@ -616,6 +684,7 @@ async function processUser(
     ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   });
   let journal: UserJournal | undefined;
+  let lock: HeldLock | undefined;
   try {
     await client.serverVersion();
     await client.requirePermissions(work.permissions);
@@ -623,6 +692,7 @@ async function processUser(
     user = me.name;
     const userLog = logger.with({ user });
     userLog.info("Processing user: {user}", { user });
+    lock = await lockUser(me, userLog, options);
 
     // Released once the journal has them (it drops them at its first write): at 50 000 stacks
     // the stacks as read weigh tens of megabytes that applying does not need.
@@ -660,8 +730,10 @@ async function processUser(
       pauseMs: settings.preventSelfRekt ? SELF_REKT_PAUSE_MS : 0,
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
       ...(journal === undefined ? {} : { recovery: "stacksync undo puts it back" }),
+      ...(options.named === undefined ? {} : { namedConflicts: await options.named.named(me.id) }),
     };
     const outcomes = await applyPlan(plan, writer, applying);
+    await options.named?.remember(me.id, namedAfter(plan.needsReplace));
     const trashOutcomes = trash === undefined ? [] : await applyTrash(trash, writer, {
       ...applying,
       logger: getLogger(["stacksync", "trash"]).with({ user }),
@@ -720,7 +792,42 @@ async function processUser(
       skippedAssets: {},
     };
   } finally {
+    lock?.release();
     client.close();
+  }
+}
+
+/**
+ * Takes the user's lock of the state folder before anything of the user is read, so that no
+ * other process changes the ground the pass plans on (docs/state.md, "One process at a time").
+ * A lock that cannot be made (its folder cannot be created or written) does not stop the pass:
+ * it goes on, with a warning; a journal that cannot be written stops its writes anyway.
+ *
+ * @returns The lock, or undefined without one.
+ * @throws {LockedError} When another process holds it and the pass does not wait.
+ */
+async function lockUser(
+  me: User,
+  userLog: Logger,
+  options: RunOptions,
+): Promise<HeldLock | undefined> {
+  if (options.locks === undefined) return undefined;
+  try {
+    return await options.locks.take(me.id, {
+      waiting: (holder) =>
+        userLog.info("Waiting for another stacksync process to finish this user: {holder}", {
+          holder,
+        }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+  } catch (error) {
+    if (error instanceof LockedError || options.signal?.aborted) throw error;
+    userLog.warn(
+      "Cannot lock the state folder for this user: {error}; another stacksync process could " +
+        "work on it at the same time",
+      { error: error instanceof Error ? error.message : String(error) },
+    );
+    return undefined;
   }
 }
 
@@ -781,7 +888,10 @@ export async function runUsers(
     if (options.signal?.aborted) break;
     reports.push(await processUser(apiKey, index + 1, settings, work, { ...options, run }));
   }
-  if (run !== undefined) await options.journal?.finish();
+  if (run !== undefined) {
+    await run.end();
+    await options.journal?.finish();
+  }
   const notReached = settings.apiKeys.length - reports.length;
   if (notReached > 0) {
     logger.warn(
@@ -795,7 +905,9 @@ export async function runUsers(
   const failedUsers = reports.filter((r) => r.status === "failed");
   const stoppedUsers = reports.filter((r) => r.status === "stopped");
   const failedActions = reports.reduce((sum, r) => sum + r.counts.failed, 0);
-  const line = `${work.title} finished: ${plural(reports.length, "user")} processed, ` +
+  // A user skipped or stopped was not processed: each is counted once, under its own word.
+  const processed = reports.length - failedUsers.length - stoppedUsers.length;
+  const line = `${work.title} finished: ${plural(processed, "user")} processed, ` +
     `${plural(failedUsers.length, "user")} skipped, ` +
     (stoppedUsers.length > 0 ? `${plural(stoppedUsers.length, "user")} stopped, ` : "") +
     `${plural(failedActions, "action")} failed`;

@@ -55,3 +55,28 @@ export function shownUrl(url: string | URL): string {
 export function displayUrl(url: string | URL): string {
   return printable(url, "drop");
 }
+
+/**
+ * The key by which journals, backups, plans and caches are matched to API_URL: the server's
+ * name ({@linkcode displayUrl}) with `/api` added when its path does not end in it. An API_URL
+ * without `/api` reaches the same Immich through the client's fallback (docs/architecture.md,
+ * "Immich versions"), so a run recorded before `/api` was added is still this server's.
+ *
+ * @param url An absolute URL (API_URL), or a server name as a journal or backup records it.
+ * @returns The key; equal keys name the same server.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { serverKey } from "./shown_url.ts";
+ *
+ * assert.equal(serverKey("http://immich:2283"), "http://immich:2283/api");
+ * assert.equal(serverKey("http://me:pw@immich:2283/api/"), "http://immich:2283/api");
+ * assert.equal(serverKey("https://example.com/photos"), "https://example.com/photos/api");
+ * ```
+ */
+export function serverKey(url: string | URL): string {
+  const name = displayUrl(url);
+  if (name === "(invalid URL)" || /\/api$/.test(name)) return name;
+  return `${name}/api`;
+}

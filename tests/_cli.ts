@@ -18,6 +18,14 @@ export interface CliRun {
   readonly env?: Readonly<Record<string, string>>;
   /** Files by relative path, written into the run's fresh working folder. */
   readonly files?: Readonly<Record<string, string>>;
+  /** Flags of `deno run` added to the permission flags, e.g. `--no-npm`. */
+  readonly denoFlags?: readonly string[];
+  /**
+   * The largest file the CLI may write, in KiB (`ulimit -f`, through bash, with SIGXFSZ
+   * ignored so that a longer write fails with EFBIG): a full disk for files past that size,
+   * without privileges.
+   */
+  readonly fileSizeLimitKiB?: number;
 }
 
 /** What a finished run of the CLI gave. */
@@ -45,8 +53,24 @@ async function prepareCli(run: CliRun) {
   for (const [path, content] of Object.entries(run.files ?? {})) {
     await Deno.writeTextFile(join(cwd, path), content);
   }
-  const command = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", ...RUN_FLAGS, MAIN, ...run.args ?? []],
+  const deno = [
+    Deno.execPath(),
+    "run",
+    "--no-prompt",
+    ...RUN_FLAGS,
+    ...run.denoFlags ?? [],
+    MAIN,
+    ...run.args ?? [],
+  ];
+  const [program, ...args] = run.fileSizeLimitKiB === undefined ? deno : [
+    "bash",
+    "-c",
+    `trap '' XFSZ; ulimit -f ${run.fileSizeLimitKiB}; exec "$@"`,
+    "bash",
+    ...deno,
+  ];
+  const command = new Deno.Command(program, {
+    args,
     // Journals go to the run's own folder unless the run names one: never to the real HOME.
     env: { ...baseEnv(), XDG_STATE_HOME: join(cwd, ".state"), ...run.env },
     clearEnv: true,
@@ -85,6 +109,37 @@ export async function commandOutput(
 export async function runCli(run: CliRun): Promise<CliResult> {
   const { cwd, command } = await prepareCli(run);
   return { ...(await commandOutput(command)), cwd };
+}
+
+/** A JSON log line of the CLI (`LOG_FORMAT=json`). */
+export type JsonLine = Record<string, unknown> & { readonly msg: string; readonly level: string };
+
+/**
+ * The JSON log lines of a run's standard output.
+ *
+ * @param stdout What the run wrote, one JSON object a line.
+ * @returns The lines, parsed.
+ */
+export function jsonLines(stdout: string): JsonLine[] {
+  return stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
+}
+
+/**
+ * Runs the CLI to its end with JSON logs, then removes its working folder.
+ *
+ * @param args The command line.
+ * @param env The settings; `LOG_FORMAT=json` is added.
+ * @param files Files by relative path, written into its working folder first.
+ * @returns Exit status and output.
+ */
+export async function runCliJson(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  files: Readonly<Record<string, string>> = {},
+): Promise<CliResult> {
+  const result = await runCli({ args, env: { LOG_FORMAT: "json", ...env }, files });
+  await Deno.remove(result.cwd, { recursive: true });
+  return result;
 }
 
 /** A CLI started with {@linkcode spawnCli}, still running. */

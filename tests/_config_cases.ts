@@ -61,6 +61,12 @@ const DATE_PROBLEM =
   "must be an ISO 8601 date or date-time such as 2024-01-31 or 2024-01-31T12:00:00Z";
 const EMPTY_KEY = "the list of API keys has an empty entry";
 
+/** The error for a word where the command goes that names none and is near none. */
+function noSuchCommand(word: string): string {
+  return "Cannot run the command as stacksync has no such command, choose one of run, undo, " +
+    `runs, backup, restore, fix-trash, duplicates, plan, apply: current value is "${word}"`;
+}
+
 /** Every invalid value the foundation issue lists, with its exact message. */
 export const INVALID_CASES: readonly InvalidCase[] = [
   {
@@ -256,7 +262,13 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     [
       "LOG_LEVEL=de'bug",
       "a quote inside the unquoted value of LOG_LEVEL: put the whole value " +
-      "in quotes",
+      "in single quotes, LOG_LEVEL='…', which keep it as written",
+    ],
+    [
+      // JSON in double quotes, as a newcomer writes it.
+      'CRITERIA="[{"key":"originalFileName"}]"',
+      'text after the closing quote of CRITERIA: a value holding " (such as JSON) goes in ' +
+      "single quotes, CRITERIA='…'",
     ],
     [
       'LOG_LEVEL="\\\\debug\\q"',
@@ -284,14 +296,41 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   })),
   {
     name: "positional argument",
-    args: ["--dry-run", "stray"],
+    args: ["--dry-run", "sk-9f8e7d6c5b4a"],
     message: "Cannot parse the command line: positional arguments are not accepted; see --help",
   },
+  // Where the command goes: after options too, a mistyped one named, and help's own.
+  ...([
+    [
+      "positional argument after the command",
+      ["run", "--dry-run", "stray"],
+      "Cannot parse the command line: positional arguments are not accepted; see stacksync run " +
+      "--help",
+    ],
+    ["unknown command after an option", ["--dry-run", "stray"], noSuchCommand("stray")],
+    [
+      "misspelt command",
+      ["fixtrash"],
+      "Cannot run the command as stacksync has no such command (did you mean fix-trash?): " +
+      'current value is "fixtrash"',
+    ],
+    [
+      "help of a misspelt command",
+      ["help", "undi"],
+      "Cannot show the help as stacksync has no such command (did you mean undo?): current " +
+      'value is "undi"',
+    ],
+    [
+      "help of two commands",
+      ["help", "undo", "runs"],
+      "Cannot parse the command line: help takes one COMMAND at most, as in stacksync help " +
+      "undo; see --help",
+    ],
+  ] as const).map(([name, args, message]): InvalidCase => ({ name, args, message })),
   {
     name: "unknown command",
     args: ["frobnicate", "--dry-run"],
-    message: "Cannot run the command as stacksync has no such command, choose one of run, undo, " +
-      'runs, backup, restore, fix-trash, duplicates, plan, apply: current value is "frobnicate"',
+    message: noSuchCommand("frobnicate"),
   },
   {
     name: "a first argument that is no word, never shown",
@@ -307,8 +346,8 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   },
   {
     name: "a command flag without its command",
-    args: ["--force"],
-    message: "Cannot parse the command line: Unknown option '--force'; see --help",
+    args: ["--exact"],
+    message: "Cannot parse the command line: Unknown option '--exact'; see --help",
   },
   {
     name: "two run ids",
@@ -350,6 +389,13 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     message: "Invalid PLAN_THUMBNAILS (--plan-thumbnails): must be a whole number of 0 or more: " +
       'current value is "many"',
   },
+  ...["101%", "ten", "-1", "5 stacks"].map((value) => ({
+    name: `MAX_STACK_DELETIONS ${value}`,
+    env: { MAX_STACK_DELETIONS: value },
+    message: "Invalid MAX_STACK_DELETIONS (--max-stack-deletions): must be a whole number of " +
+      "stacks such as 50, or a share of the user's stacks from 0% to 100% such as 10%: current " +
+      `value is "${value}"`,
+  })),
   {
     name: "JOURNAL_KEEP zero",
     env: { JOURNAL_KEEP: "0" },

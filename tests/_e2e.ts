@@ -228,3 +228,16 @@ export function planOf(result: CliResult): string[] {
 export function countsOf(summary: string): string {
   return summary.replace(" (dry run)", "").replaceAll("would be ", "");
 }
+
+/**
+ * A temporary folder, removed with all it holds when disposed (`await using`).
+ *
+ * @param prefix The start of its name.
+ * @returns The folder.
+ */
+export async function tempFolder(
+  prefix: string,
+): Promise<{ readonly path: string } & AsyncDisposable> {
+  const path = await Deno.makeTempDir({ prefix });
+  return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
+}

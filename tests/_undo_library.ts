@@ -107,6 +107,8 @@ export interface MainResult {
 export interface RunMainOptions {
   /** Waits between request attempts; the default does not wait. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** This computer's clock; the default is the real one. */
+  readonly now?: () => Date;
 }
 
 /**
@@ -137,6 +139,7 @@ export async function runMain(
     stdout: (text) => stdout += text,
     stderr: (text) => stderr += text,
     sleep: options.sleep ?? (() => Promise.resolve()),
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
   const lines = stdout.split("\n").filter((line) => line !== "").map((line) => {
     try {

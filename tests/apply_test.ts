@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { getLogger, type LogRecord, reset } from "@logtape/logtape";
 import { recordLogs } from "./_logs.ts";
-import { PermanentError, TransientError } from "../src/api/http.ts";
+import { PermanentError, TransientError } from "../src/api/errors.ts";
 import { applyPlan, type StackWriter } from "../src/reconcile/apply.ts";
 import { type PlanGroup, type PlanOptions, planStacks } from "../src/reconcile/plan.ts";
 import type { Outcome, Plan, Stack } from "../src/model.ts";

@@ -110,7 +110,7 @@ Deno.test("main.ts stops a request in flight at SIGTERM and says what is left", 
     "Received shutdown signal",
     "Stopped Pat by the shutdown signal before any change: nothing was written for this user",
     "Stopped by the shutdown signal: 1 of 2 users not processed; the next run processes them",
-    "Run finished: 1 user processed, 1 user skipped, 0 actions failed",
+    "Run finished: 0 users processed, 1 user skipped, 0 actions failed",
   ]);
 });
 

@@ -5,7 +5,7 @@
  * immich-stack's settings were recognised.
  */
 import assert from "node:assert/strict";
-import { mapLimited, runCli } from "./_cli.ts";
+import { type CliResult, mapLimited, runCli } from "./_cli.ts";
 import { type ImmichServer, startImmichServer } from "./immich_server.ts";
 
 /** An Immich API key as Immich makes them: 32 random bytes in base64, non-word characters cut. */
@@ -20,6 +20,26 @@ async function serverWithPair(): Promise<{ server: ImmichServer; userId: string 
     server.addAsset(user.id, { originalFileName: name, localDateTime: "2024-05-01T10:00:00Z" });
   }
   return { server, userId: user.id };
+}
+
+/**
+ * Asserts that each run stopped with status 2 and its one line on stderr, removes their folders,
+ * and asserts that the server got no request and the user no stack.
+ */
+async function assertRefused(
+  runs: readonly CliResult[],
+  messages: readonly string[],
+  sent: { readonly server: ImmichServer; readonly userId: string },
+): Promise<void> {
+  for (const [index, run] of runs.entries()) {
+    assert.deepEqual(
+      { code: run.code, stdout: run.stdout, stderr: run.stderr },
+      { code: 2, stdout: "", stderr: `error: ${messages[index]}\n` },
+    );
+    await Deno.remove(run.cwd, { recursive: true });
+  }
+  assert.deepEqual(sent.server.requests, []);
+  assert.deepEqual(sent.server.stacks(sent.userId), []);
 }
 
 /** JSON log lines of a run's stdout. */
@@ -55,15 +75,38 @@ Deno.test("main.ts refuses an env file line it cannot read, and a misspelt name,
     },
   ];
   const runs = await mapLimited(cases, (c) => runCli({ files: { ".env": c.file } }), { limit: 3 });
-  for (const [index, run] of runs.entries()) {
-    assert.deepEqual(
-      { code: run.code, stdout: run.stdout, stderr: run.stderr },
-      { code: 2, stdout: "", stderr: `error: ${cases[index].message}\n` },
-    );
-    await Deno.remove(run.cwd, { recursive: true });
-  }
-  assert.deepEqual(server.requests, []);
-  assert.deepEqual(server.stacks(userId), []);
+  await assertRefused(runs, cases.map((c) => c.message), { server, userId });
+});
+
+Deno.test("main.ts refuses a setting's name typed with a slip in the environment, before any request", async () => {
+  const { server, userId } = await serverWithPair();
+  await using _server = server;
+  const base = { API_URL: server.url, API_KEY: KEY };
+  const typos = ["DRYRUN", "dry_run", "DRY_RUNS", "Dry-Run"];
+  const runs = await mapLimited(
+    typos,
+    (name) => runCli({ env: { ...base, [name]: "true" } }),
+    { limit: 2 },
+  );
+  const messages = typos.map((name) =>
+    `Invalid environment variable ${name}: it is not a setting: did you mean DRY_RUN?`
+  );
+  await assertRefused(runs, messages, { server, userId });
+});
+
+Deno.test("main.ts only warns about a name one letter from a setting's, common in other programs", async () => {
+  const { server, userId } = await serverWithPair();
+  await using _server = server;
+  const run = await runCli({
+    env: { API_URL: server.url, API_KEY: KEY, APP_KEY: "base64:laravel", LOG_FORMAT: "json" },
+  });
+  assert.deepEqual([run.code, run.stderr], [0, ""]);
+  const warnings = logLines(run.stdout).filter((line) => line.level === "warn").map((l) => l.msg);
+  assert.deepEqual(warnings, [
+    "Ignored APP_KEY from the environment: it is not a setting, did you mean API_KEY?",
+  ]);
+  assert.equal(server.stacks(userId).length, 1);
+  await Deno.remove(run.cwd, { recursive: true });
 });
 
 Deno.test("main.ts warns once about unknown env file names, and takes immich-stack's settings", async () => {

@@ -36,6 +36,48 @@ Deno.test("main.ts answers --help, a command's --help and --version with status 
   );
 });
 
+Deno.test("main.ts answers -h, help and help COMMAND as --help, loading no npm package", async () => {
+  // --no-npm: a line that loaded zod or LogTape would fail instead of answering.
+  const forms: [string[], string][] = [
+    [["-h"], helpText()],
+    [["help"], helpText()],
+    [["--help"], helpText()],
+    [["help", "fix-trash"], helpText("fix-trash")],
+    [["fix-trash", "-h"], helpText("fix-trash")],
+    [["fix-trash", "--help"], helpText("fix-trash")],
+  ];
+  const runs = await mapLimited(
+    forms,
+    ([args]) => runCli({ args, env: { RUN_MODE: "bad" }, denoFlags: ["--no-npm"] }),
+    { limit: 2 },
+  );
+  for (const [index, [args, text]] of forms.entries()) {
+    const run = runs[index];
+    assert.deepEqual([run.code, run.stderr, run.stdout], [0, "", `${text}\n`], args.join(" "));
+    await Deno.remove(run.cwd, { recursive: true });
+  }
+  // The longest names no longer run into their summaries.
+  assert.match(runs[0].stdout, /^ {2}fix-trash {2,}Move to the trash/m);
+  assert.match(runs[0].stdout, /^ {2}duplicates {2,}List photos/m);
+});
+
+Deno.test("main.ts takes options before the command and suggests the command meant", async () => {
+  const before = await runCli({
+    args: ["--env-file", "prod.env", "runs"],
+    files: { "prod.env": "STATE_DIR=state-of-prod\n" },
+  });
+  assert.deepEqual([before.code, before.stderr], [0, ""]);
+  assert.match(before.stdout, /^No runs recorded in \S*state-of-prod\n$/);
+  const typo = await runCli({ args: ["fixtrash"] });
+  assert.deepEqual([typo.code, typo.stdout], [2, ""]);
+  assert.equal(
+    typo.stderr,
+    "error: Cannot run the command as stacksync has no such command (did you mean fix-trash?): " +
+      'current value is "fixtrash"\n',
+  );
+  await Promise.all([before, typo].map((run) => Deno.remove(run.cwd, { recursive: true })));
+});
+
 Deno.test("main.ts exits 2 with one error line for each invalid configuration", async () => {
   const results = await mapLimited(
     INVALID_CASES,

@@ -60,18 +60,21 @@ const DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   replaceStacks: false,
   removeSingleAssetStacks: false,
   resetStacks: false,
+  maxStackDeletions: { percent: 10 },
   logLevel: "info",
   logFormat: "text",
   logFile: undefined,
   stateDir: undefined,
   journal: true,
   journalKeep: 30,
+  journalKeepDays: 30,
   stackConcurrency: 1,
   preventSelfRekt: false,
   fixTrashAfterStacking: false,
   trashOrphanedRaws: false,
   rawOrphanExtensions: undefined,
   fixTrashMaxPercent: 10,
+  fixTrashWholeGroup: false,
   planThumbnails: 5000,
 };
 
@@ -128,13 +131,16 @@ const VALUES: readonly ValueCase[] = [
   { key: "logFile", raw: "/var/log/stacksync/run.log", expected: "/var/log/stacksync/run.log" },
   { key: "stateDir", raw: "/volume1/stacksync/state", expected: "/volume1/stacksync/state" },
   { key: "journal", raw: "no", expected: false },
+  { key: "maxStackDeletions", raw: "50", expected: { count: 50 } },
   { key: "journalKeep", raw: "5", expected: 5 },
+  { key: "journalKeepDays", raw: "0", expected: 0 },
   { key: "stackConcurrency", raw: "8", expected: 8 },
   { key: "preventSelfRekt", raw: "true", expected: true },
   { key: "fixTrashAfterStacking", raw: "true", expected: true },
   { key: "trashOrphanedRaws", raw: "true", expected: true },
   { key: "rawOrphanExtensions", raw: "dng, .NEF", expected: ["dng", ".NEF"] },
   { key: "fixTrashMaxPercent", raw: "2.5", expected: 2.5 },
+  { key: "fixTrashWholeGroup", raw: "true", expected: true },
   { key: "planThumbnails", raw: "0", expected: 0, command: "plan" },
 ];
 
@@ -306,6 +312,24 @@ Deno.test("loadSettings() answers --help and --version before reading any settin
     readTextFile: read,
   });
   assert.deepEqual(help, { kind: "help", text: helpText() });
+  const forms: [string[], string][] = [
+    [["-h"], helpText()],
+    [["help"], helpText()],
+    [["--dry-run", "-h"], helpText()],
+    [["help", "undo"], helpText("undo")],
+    [["undo", "-h"], helpText("undo")],
+    // Options may come before the command.
+    [["--env-file", "prod.env", "undo", "--help"], helpText("undo")],
+  ];
+  for (const [args, text] of forms) {
+    const answer = loadSettings({
+      args,
+      env: { RUN_MODE: "bad" },
+      version: "1.2.3",
+      readTextFile: read,
+    });
+    assert.deepEqual(answer, { kind: "help", text }, args.join(" "));
+  }
   const version = loadSettings({
     args: ["--version"],
     env: {},
@@ -462,5 +486,12 @@ Deno.test("helpText() of a command lists its own flags and the settings it reads
   }
   assert.match(helpText("restore"), /^Usage: stacksync restore FILE \[options\]$/m);
   assert.match(helpText("undo"), /^Usage: stacksync undo \[RUN_ID\] \[options\]$/m);
-  assert.match(helpText(), /^ {2}undo {5}Put back the stacks a recorded run changed/m);
+  // The list of commands: one column of names, at least two spaces from the summaries.
+  const block = helpText().split("\n\n").find((part) => part.startsWith("Commands:"))!;
+  const rows = block.split("\n").slice(1);
+  assert.equal(rows.length, Object.keys(COMMANDS).length + 1);
+  const starts = rows.map((row) => /^ {2}\S+(?: \[command\])? {2,}(?=\S)/.exec(row)?.[0].length);
+  assert.deepEqual(new Set(starts), new Set([starts[0]]), block);
+  assert.ok(starts[0] !== undefined, block);
+  assert.match(block, /^ {2}fix-trash {2,}Move to the trash the rest of the shot/m);
 });

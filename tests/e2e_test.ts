@@ -45,7 +45,7 @@ Deno.test("main.ts stacks an unstacked library as its dry run said, then sends n
   assert.equal(
     summaryOf(dry),
     "Summary for Ada (dry run): 7 would be created, 0 would be updated, 0 would be replaced, " +
-      "0 would be deleted, 0 in sync, 0 needs replace, 0 failed, 0 assets skipped",
+      "0 would be deleted, 0 in sync, 0 need replacing, 0 failed, 0 assets skipped",
   );
   assert.deepEqual(stacksOf(library), []);
 
@@ -74,7 +74,7 @@ Deno.test("main.ts stacks an unstacked library as its dry run said, then sends n
   assert.ok(library.server.requests.length > 0);
   assert.equal(
     summaryOf(second),
-    "Summary for Ada: 0 created, 0 updated, 0 replaced, 0 deleted, 7 in sync, 0 needs replace, " +
+    "Summary for Ada: 0 created, 0 updated, 0 replaced, 0 deleted, 7 in sync, 0 need replacing, " +
       "0 failed, 0 assets skipped",
   );
   assert.ok(messages(second).includes("No changes: 7 stacks in sync"), second.stdout);
@@ -98,7 +98,7 @@ Deno.test("main.ts fixes a wrong parent with one PUT, grows a stack, and leaves 
   assert.equal(countsOf(summaryOf(real)), countsOf(summaryOf(dry)));
   assert.equal(
     summaryOf(real),
-    "Summary for Ada: 5 created, 2 updated, 0 replaced, 0 deleted, 0 in sync, 0 needs replace, " +
+    "Summary for Ada: 5 created, 2 updated, 0 replaced, 0 deleted, 0 in sync, 0 need replacing, " +
       "0 failed, 0 assets skipped",
   );
 
@@ -151,7 +151,7 @@ Deno.test("main.ts leaves conflicts alone without REPLACE_STACKS and replaces th
   assert.equal(kept.code, 0);
   assert.equal(
     summaryOf(kept),
-    "Summary for Ada: 5 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 2 needs replace, " +
+    "Summary for Ada: 5 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 2 need replacing, " +
       "0 failed, 0 assets skipped",
   );
   assert.deepEqual(
@@ -192,7 +192,7 @@ Deno.test("main.ts leaves conflicts alone without REPLACE_STACKS and replaces th
   assert.equal(countsOf(summaryOf(replaced)), countsOf(summaryOf(dry)));
   assert.equal(
     summaryOf(replaced),
-    "Summary for Ada: 0 created, 0 updated, 2 replaced, 0 deleted, 5 in sync, 0 needs replace, " +
+    "Summary for Ada: 0 created, 0 updated, 2 replaced, 3 deleted, 5 in sync, 0 need replacing, " +
       "0 failed, 0 assets skipped",
   );
   assert.deepEqual(
@@ -323,7 +323,7 @@ Deno.test("main.ts skips a user whose key is invalid, names no key, and exits 1"
     [2],
   );
   assert.deepEqual(messages(result, "warn").filter((msg) => msg.startsWith("Run finished")), [
-    "Run finished: 2 users processed, 1 user skipped, 0 actions failed",
+    "Run finished: 1 user processed, 1 user skipped, 0 actions failed",
   ]);
 });
 
@@ -379,7 +379,7 @@ Deno.test("main.ts counts a create that keeps failing and still makes the other 
   );
   assert.equal(
     summaryOf(result),
-    "Summary for Ada: 6 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 0 needs replace, " +
+    "Summary for Ada: 6 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 0 need replacing, " +
       "1 failed, 0 assets skipped",
   );
   assert.deepEqual(

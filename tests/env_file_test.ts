@@ -59,7 +59,14 @@ Deno.test("parseEnvFile() refuses every other line with its number and what is w
     ['A="x\\', 'the value of A opens a " quote that is not closed on the same line'],
     ["A='x' y", "text after the closing quote of A: only a # comment may follow"],
     ["A='x'#y", "text after the closing quote of A: only a # comment may follow"],
-    ["A=x'y", "a quote inside the unquoted value of A: put the whole value in quotes"],
+    [
+      "A=x'y",
+      "a quote inside the unquoted value of A: put the whole value in single quotes, A='…', which keep it as written",
+    ],
+    [
+      'CRITERIA="[{"key":"localDateTime"}]"',
+      "text after the closing quote of CRITERIA: a value holding \" (such as JSON) goes in single quotes, CRITERIA='…'",
+    ],
     [
       'A="\\d"',
       'unknown escape \\d in the double-quoted value of A: use \\\\, \\", \\n, \\r ' +

@@ -148,11 +148,17 @@ Deno.test("main.ts fix-trash moves exactly what follows the trash, then nothing,
     const moved = jsonLines(first).filter((line) => line.msg.startsWith("Moved to the trash: "));
     assert.ok(
       moved.some((line) =>
-        /^Moved to the trash: .*IMG_\d+\.dng.* \(they group with IMG_\d+\.jpg, in the trash\)$/
+        /^Moved to the trash: .*IMG_\d+\.dng.* \((it groups|they group) with IMG_\d+\.jpg, in the trash\)$/
           .test(line.msg)
       ),
       first.stdout,
     );
+    // One photo groups, two or more group.
+    for (const { msg } of moved) {
+      const names = /^Moved to the trash: (.*?) \(/.exec(msg)?.[1].split(", ") ?? [];
+      if (!msg.includes("in the trash)")) continue;
+      assert.ok(msg.includes(names.length === 1 ? "(it groups with " : "(they group with "), msg);
+    }
 
     library.server.clearRequests();
     const second = await cli(["fix-trash"], env);
@@ -338,3 +344,110 @@ Deno.test("main.ts in cron mode with FIX_TRASH_AFTER_STACKING follows the trash 
 function asDisposable(library: Library): Library & AsyncDisposable {
   return { ...library, [Symbol.asyncDispose]: () => library.server.close() };
 }
+
+/** Time alone, as the README's recipe for bursts: every frame of a burst is one group. */
+const BURSTS = JSON.stringify([{ key: "localDateTime", delta: { milliseconds: 1000 } }]);
+
+/**
+ * A burst of five frames (three with their RAW), a RAW+JPEG pair with a second camera's photo of
+ * the same second, a JPEG with its RAW and three edits, and an edit with its original; the user
+ * trashed one frame, the pair's JPEG, the edited shot's JPEG and the lone edit. A hundred
+ * photos of other days keep the library's share low.
+ */
+function shotsCase(): TrashCase {
+  const at = (base: string, ms: number) => new Date(Date.parse(base) + ms).toISOString();
+  const burst = "2024-05-01T10:00:00.000Z";
+  const assets: LibraryAsset[] = [];
+  for (let frame = 1; frame <= 5; frame++) {
+    const time = at(burst, (frame - 1) * 300);
+    assets.push(
+      asset(`F${frame}.jpg`, time, `F${frame}.jpg`, frame === 2 ? { isTrashed: true } : undefined),
+    );
+    if (frame <= 3) assets.push(asset(`F${frame}.nef`, time));
+  }
+  const pair = "2024-05-01T11:00:00.000Z";
+  assets.push(
+    asset("IMG_1.jpg", pair, "IMG_1.jpg", { isTrashed: true }),
+    asset("IMG_1.dng", pair),
+    asset("DSC_0001.jpg", at(pair, 400)),
+  );
+  const edited = "2024-05-01T12:00:00.000Z";
+  assets.push(
+    asset("IMG_2.jpg", edited, "IMG_2.jpg", { isTrashed: true }),
+    asset("IMG_2.dng", edited),
+    asset("IMG_2_edited.jpg", edited),
+    asset("IMG_2-Edit-2.jpg", edited),
+    asset("IMG_E2.jpg", edited),
+  );
+  const lone = "2024-05-01T13:00:00.000Z";
+  assets.push(
+    asset("IMG_3.jpg", lone),
+    asset("IMG_3_edited.jpg", lone, "IMG_3_edited.jpg", {
+      isTrashed: true,
+    }),
+  );
+  for (let i = 0; i < 100; i++) {
+    assets.push(asset(`P_${1000 + i}.jpg`, at("2024-06-01T00:00:00.000Z", i * 3_600_000)));
+  }
+  return {
+    assets,
+    trashedByUser: new Set(["F2.jpg", "IMG_1.jpg", "IMG_2.jpg", "IMG_3_edited.jpg"]),
+    expected: new Set([
+      "F2.nef",
+      "IMG_1.dng",
+      "IMG_2.dng",
+      "IMG_2_edited.jpg",
+      "IMG_2-Edit-2.jpg",
+      "IMG_E2.jpg",
+      "IMG_3.jpg",
+    ]),
+  };
+}
+
+Deno.test("main.ts fix-trash with burst CRITERIA follows the trash to the same shot alone, and undo brings every move back", async () => {
+  const test = shotsCase();
+  await using library = asDisposable(await startLibrary(test.assets));
+  await withState(async (state) => {
+    const env = envOf(library, state, { CRITERIA: BURSTS, FIX_TRASH_MAX_PERCENT: "100" });
+    const moved = await cli(["fix-trash"], env);
+    assert.equal(moved.code, 0, moved.stdout + moved.stderr);
+    assert.deepEqual(inTrash(library), new Set([...test.trashedByUser, ...test.expected]));
+    assert.ok(
+      jsonLines(moved).some((line) =>
+        line.msg === "Moved to the trash: F2.nef (it groups with F2.jpg, in the trash)"
+      ),
+      moved.stdout,
+    );
+    const undo = await cli(["undo"], env);
+    assert.equal(undo.code, 0, undo.stdout + undo.stderr);
+    assert.deepEqual(inTrash(library), test.trashedByUser);
+  });
+});
+
+Deno.test("main.ts fix-trash with FIX_TRASH_WHOLE_GROUP stops at a group beyond the shot, and --force takes the whole burst as immich-stack does", async () => {
+  const test = shotsCase();
+  await using library = asDisposable(await startLibrary(test.assets));
+  await withState(async (state) => {
+    const env = envOf(library, state, { CRITERIA: BURSTS, FIX_TRASH_WHOLE_GROUP: "true" });
+    const refused = await cli(["fix-trash"], { ...env, FIX_TRASH_MAX_PERCENT: "60" });
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.deepEqual(trashRequests(library.server.requests), []);
+    const errors = jsonLines(refused).filter((line) => line.level === "error");
+    assert.deepEqual(errors.map((line) => line.error), [
+      "Cannot move 6 photos of the group of F2.jpg to the trash as they are 86 % of its 7 " +
+      "photos outside the trash and not the same shot as a photo in the trash, more than " +
+      "FIX_TRASH_MAX_PERCENT (60 %): check the list above, then run stacksync fix-trash " +
+      "--force, or raise FIX_TRASH_MAX_PERCENT",
+    ]);
+
+    const forced = await cli(["fix-trash", "--force"], env);
+    assert.equal(forced.code, 0, forced.stdout + forced.stderr);
+    const burst = ["F1.jpg", "F1.nef", "F2.nef", "F3.jpg", "F3.nef", "F4.jpg", "F5.jpg"];
+    assert.deepEqual(
+      inTrash(library),
+      new Set([...test.trashedByUser, ...test.expected, ...burst, "DSC_0001.jpg"]),
+    );
+    assert.equal((await cli(["undo"], env)).code, 0);
+    assert.deepEqual(inTrash(library), test.trashedByUser);
+  });
+});

@@ -2,15 +2,14 @@ import assert from "node:assert/strict";
 import { type LogRecord, reset } from "@logtape/logtape";
 import { recordLogs } from "./_logs.ts";
 import { z } from "zod";
+import { delay } from "../src/api/delay.ts";
 import {
   ApiError,
-  createHttpClient,
-  delay,
-  type HttpClientOptions,
   InvalidResponseError,
   PermanentError,
   TransientError,
-} from "../src/api/http.ts";
+} from "../src/api/errors.ts";
+import { createHttpClient, type HttpClientOptions } from "../src/api/http.ts";
 
 const API_KEY = "test-secret-key-1234567890";
 const BASE_TIME = Date.parse("2026-11-22T10:00:00Z");
@@ -340,25 +339,36 @@ Deno.test("createHttpClient() retries a request slower than the time-out, then f
   }
 });
 
-Deno.test("createHttpClient() explains an HTML answer: API_URL probably lacks /api", async () => {
+Deno.test("createHttpClient() explains an HTML answer, blaming a missing /api only when API_URL lacks it", async () => {
   const server = stubServer([() =>
     new Response("<!doctype html><html><body>Immich</body></html>", {
       headers: { "content-type": "text/html; charset=utf-8" },
     })]);
-  const client = createHttpClient({ baseUrl: server.url, apiKey: API_KEY, ...fakeTime().options });
+  const origin = server.url.replace(/\/api$/, "");
+  const hints = [
+    [origin, "API_URL probably lacks /api"],
+    [
+      server.url,
+      "a web page answers at API_URL though it ends in /api: check its path, and the proxy in " +
+      "front of Immich if there is one",
+    ],
+  ];
   try {
-    await assert.rejects(client.request("GET", "/users/me", { schema: z.unknown() }), (error) => {
-      assert.ok(error instanceof InvalidResponseError);
-      assert.equal(
-        error.message,
-        "Cannot use the answer of GET /users/me as it is an HTML page, not JSON " +
-          `(API_URL probably lacks /api): current value is ${server.url}`,
-      );
-      return true;
-    });
-    assert.equal(server.requests.length, 1);
+    for (const [baseUrl, hint] of hints) {
+      const client = createHttpClient({ baseUrl, apiKey: API_KEY, ...fakeTime().options });
+      await assert.rejects(client.request("GET", "/users/me", { schema: z.unknown() }), (error) => {
+        assert.ok(error instanceof InvalidResponseError);
+        assert.equal(
+          error.message,
+          "Cannot use the answer of GET /users/me as it is an HTML page, not JSON " +
+            `(${hint}): current value is ${baseUrl}`,
+        );
+        return true;
+      });
+      client.close();
+    }
+    assert.equal(server.requests.length, 2);
   } finally {
-    client.close();
     await server.close();
   }
 });

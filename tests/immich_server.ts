@@ -34,7 +34,8 @@ import {
 /** Options for {@linkcode startImmichServer}. */
 export interface ImmichServerOptions {
   /**
-   * The Immich version to imitate, e.g. `"1.118.2"`, `"1.132.3"`, `"2.4.1"`, `"3.1.0"`.
+   * The Immich version to imitate, e.g. `"1.118.2"`, `"1.132.3"`, `"2.4.1"`, `"3.1.0"`,
+   * `"3.2.2"`.
    * It decides the error body shape, validation style and search visibility rules.
    *
    * @default {"3.1.0"}
@@ -53,6 +54,13 @@ export interface ImmichServerOptions {
    * @default {random ids}
    */
   readonly seed?: number;
+  /**
+   * Whether Immich serves its web bundle: without it, paths outside `/api` answer an empty
+   * `text/html` page with status 200, as an Immich built without the web app does.
+   *
+   * @default {true}
+   */
+  readonly webBundle?: boolean;
 }
 
 /** A user of the test server. */
@@ -325,6 +333,11 @@ export interface FaultOptions {
    * between two search pages.
    */
   readonly beforeAnswer?: (request: { readonly method: string; readonly path: string }) => void;
+  /**
+   * How far the `Date` header runs ahead of the clock that sets `updatedAt` (negative: behind),
+   * as when a reverse proxy with a clock of its own stamps it (nginx replaces Immich's `Date`).
+   */
+  readonly dateOffsetMs?: number;
 }
 
 /** A running test server. */
@@ -367,8 +380,9 @@ export interface ImmichServer extends AsyncDisposable {
   /** An asset's trash state and visibility now. */
   assetState(assetId: string): Pick<TestAsset, "isTrashed" | "visibility">;
   /**
-   * The server's clock in ms since the epoch: it stamps `updatedAt` and the `Date` header. It
-   * ticks 1 ms per change, so answers are reproducible; {@linkcode advanceClock} lets time pass.
+   * The server's clock in ms since the epoch: it stamps `updatedAt` and the `Date` header (off
+   * by {@linkcode FaultOptions.dateOffsetMs}, as a proxy's clock). It ticks 1 ms per change, so
+   * answers are reproducible; {@linkcode advanceClock} lets time pass.
    */
   readonly now: number;
   /** Moves the clock forward, as the time between two passes. */
@@ -445,14 +459,15 @@ let thumbnailFiles: Uint8Array[] | undefined;
 
 /**
  * The picture of an asset: one of the small landscapes of `testdata/thumbnails/` (real WebP
- * files, made with Chromium's canvas), chosen by the file name without its extension and the
- * marks of copies, edits and bursts, so that the photos of one shot look alike.
+ * files, made with Chromium's canvas), chosen by the file name up to its first `~` or `.` (as
+ * the default CRITERIA read it: `PXL_….RAW-01.MP.COVER.jpg` and `PXL_….RAW-02.ORIGINAL.dng` are
+ * one shot) without the marks of edits and bursts, so that the photos of one shot look alike.
  */
 function thumbnailOf(fileName: string): Uint8Array {
   thumbnailFiles ??= [...Deno.readDirSync(new URL("./testdata/thumbnails/", import.meta.url))]
     .map((entry) => entry.name).filter((name) => name.endsWith(".webp")).sort()
     .map((name) => Deno.readFileSync(new URL(`./testdata/thumbnails/${name}`, import.meta.url)));
-  const shot = fileName.replace(/\.[^.]*$/, "").replace(/(~\d+|_edited|_BURST\d+.*)$/i, "");
+  const shot = fileName.replace(/[~.].*$/, "").replace(/(_edited|_BURST\d+.*)$/i, "");
   let hash = 0;
   for (const char of shot) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
   return thumbnailFiles[hash % thumbnailFiles.length];
@@ -535,6 +550,12 @@ interface Version {
   readonly legacyErrors: boolean;
   /** `GET /api-keys/me` exists (v1.139+); before, the path is `GET /api-keys/{id}` with "me". */
   readonly hasApiKeyMe: boolean;
+  /**
+   * v3.2+: the searches also take the structured shape (`filter`, `orderBy`, `cursor`), which
+   * excludes the flat fields 3.2 deprecated; search pages carry `nextCursor`, users
+   * `clusterGroupId`.
+   */
+  readonly structuredSearch: boolean;
 }
 
 /** An HTTP error answer; `errors` holds zod issues of a validation failure. */
@@ -593,6 +614,7 @@ function parseVersion(text: string): Version {
     mode,
     legacyErrors: major < 3,
     hasApiKeyMe: major > 1 || minor >= 139,
+    structuredSearch: major > 3 || (major === 3 && minor >= 2),
   };
 }
 
@@ -663,6 +685,42 @@ const isoDateTime = z.string().refine((text) => !Number.isNaN(Date.parse(text)),
  * The search body. Older servers used class-transformer, which turned `"5"` into 5 and
  * `"true"` into true; v3's zod pipe does not, so "numbers must be JSON numbers" only there.
  */
+/** Immich 3.2's structured search: a body with one of these is searched the new way. */
+const STRUCTURED_FIELDS = ["filter", "orderBy", "cursor"] as const;
+
+/**
+ * The flat search fields of the test server that 3.2 allows beside the structured ones: those it
+ * did not deprecate, and those 3.x no longer reads at all (it drops them).
+ */
+const UNDEPRECATED_FIELDS = new Set(["size", "withExif", "withStacked", "isArchived", "isVisible"]);
+
+/**
+ * The search body of a version; from 3.2 the structured fields too, exclusive of the deprecated
+ * flat ones as in Immich's `withShapeExclusivity` (server/src/dtos/search.dto.ts).
+ */
+function searchBodyOf(version: Version) {
+  const flat = searchBody(version.legacyErrors);
+  if (!version.structuredSearch) return flat;
+  return flat.extend({
+    filter: z.record(z.string(), z.unknown()).optional(),
+    orderBy: z.object({ field: z.string().optional(), direction: z.string().optional() })
+      .optional(),
+    cursor: z.string().min(1).optional(),
+  }).superRefine((body, ctx) => {
+    const values = body as Record<string, unknown>;
+    const shape = STRUCTURED_FIELDS.filter((field) => values[field] !== undefined);
+    if (shape.length === 0) return;
+    for (const field of Object.keys(flat.shape)) {
+      if (values[field] === undefined || UNDEPRECATED_FIELDS.has(field)) continue;
+      ctx.addIssue({
+        code: "custom",
+        path: [field],
+        message: `Deprecated field ${field} cannot be combined with ${shape.join("/")}`,
+      });
+    }
+  });
+}
+
 function searchBody(legacy: boolean) {
   const num = (schema: z.ZodNumber) =>
     legacy
@@ -1410,6 +1468,12 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     return { status: 200, body: stackJson(updated, true) };
   };
 
+  /** v3.2's `clusterGroupId` of each user, made at its first answer. */
+  const clusterGroups = new Map<string, string>();
+  const clusterGroupOf = (userId: string) => {
+    if (!clusterGroups.has(userId)) clusterGroups.set(userId, newId());
+    return clusterGroups.get(userId)!;
+  };
   const userJson = (user: UserRec) => ({
     id: user.id,
     email: user.email,
@@ -1428,6 +1492,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     quotaUsageInBytes: 0,
     status: "active",
     license: null,
+    ...(version.structuredSearch ? { clusterGroupId: clusterGroupOf(user.id) } : {}),
   });
 
   const routes: Route[] = [
@@ -1601,6 +1666,8 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
               items: items.map((asset) => assetJson(asset, view)),
               facets: [],
               nextPage,
+              // The flat shape pages by nextPage; the structured one by nextCursor.
+              ...(version.structuredSearch ? { nextCursor: null } : {}),
             },
           },
         };
@@ -1825,7 +1892,11 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
 
   /** A search's body, validated, with every album it names readable by the user. */
   function searchRequest(userId: string, input: unknown) {
-    const body = validate(searchBody(version.legacyErrors), input);
+    const body = validate(searchBodyOf(version), input);
+    if (STRUCTURED_FIELDS.some((field) => (body as Record<string, unknown>)[field] !== undefined)) {
+      // stacksync sends the flat shape to every version: the structured one is not imitated.
+      throw new ApiError(400, "The test server does not imitate the structured search of 3.2");
+    }
     for (const albumId of body.albumIds ?? []) {
       if (!albumReadable(userId, albumId)) {
         throw new ApiError(400, "Not found or no album.read access");
@@ -2059,10 +2130,11 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     inFlight++;
     try {
       const answer = await answerRequest(request);
-      // Express dates every answer; clients may read the server's clock from it.
+      // Express dates every answer, or the proxy in front of it with its own clock.
+      const date = new Date(clock + (faults.dateOffsetMs ?? 0)).toUTCString();
       return answer === "drop"
         ? answer
-        : { ...answer, headers: [...answer.headers, ["date", new Date(clock).toUTCString()]] };
+        : { ...answer, headers: [...answer.headers, ["date", date]] };
     } finally {
       inFlight--;
     }
@@ -2164,8 +2236,9 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
         return {
           status: 200,
           headers: [["x-powered-by", "Express"], ["content-type", "text/html; charset=utf-8"]],
-          body:
-            '<!doctype html><html><head><title>Immich</title></head><body><div id="app"></div></body></html>',
+          body: options.webBundle === false
+            ? ""
+            : '<!doctype html><html><head><title>Immich</title></head><body><div id="app"></div></body></html>',
         };
       }
 

@@ -297,7 +297,7 @@ async function visibilityLibrary(version: string) {
   return { server, client: clientFor(server, key), ids };
 }
 
-const VERSIONS = ["1.118.2", "1.132.3", "2.4.1", "3.1.0"];
+const VERSIONS = ["1.118.2", "1.132.3", "2.4.1", "3.1.0", "3.2.2"];
 
 Deno.test("startImmichServer() returns the same asset set for the design's request shapes on every version", async (t) => {
   for (const version of VERSIONS) {
@@ -321,6 +321,7 @@ Deno.test("startImmichServer() applies each version's default visibility to a ba
     "1.118.2": (ids) => [ids.timeline, ids.archived, ids.motion, ids.locked],
     "2.4.1": (ids) => [ids.timeline],
     "3.1.0": (ids) => [ids.timeline, ids.archived, ids.motion],
+    "3.2.2": (ids) => [ids.timeline, ids.archived, ids.motion],
   };
   for (const [version, want] of Object.entries(expected)) {
     await t.step(version, async () => {
@@ -915,4 +916,42 @@ Deno.test("setFaults() holds back the write routes of routeLatencyMs, and the se
   assert.ok(server.writeOverlaps.some((overlap) => overlap.key === `asset:${d.id}`));
   server.resetWriteTracking();
   assert.deepEqual([server.writeOverlaps, server.maxWritesInFlight], [[], 0]);
+});
+
+Deno.test("startImmichServer() imitates 3.2: the flat search works, with nextCursor, and excludes the structured shape", async () => {
+  // Immich 3.2 (server/src/dtos/search.dto.ts): filter, orderBy and cursor are the new search,
+  // the flat fields are deprecated but still answered, and the two shapes do not mix.
+  const { server, client, ids } = await visibilityLibrary("3.2.2");
+  await using _ = server;
+  const flat = await client.call("POST", "/search/metadata", { visibility: "timeline", page: 1 });
+  assert.equal(flat.status, 200);
+  const page = (flat.body as { assets: Record<string, unknown> }).assets;
+  assert.deepEqual([page.nextPage, page.nextCursor], [null, null]);
+  assert.deepEqual(await searchIds(client, { visibility: "timeline" }), [ids.timeline]);
+  const mixed = await client.call("POST", "/search/metadata", {
+    filter: { visibility: { eq: "timeline" } },
+    page: 1,
+    withExif: true,
+  });
+  assert.equal(mixed.status, 400);
+  assert.deepEqual(
+    (mixed.body as { errors: { message: string }[] }).errors.map((error) => error.message),
+    ["Deprecated field page cannot be combined with filter"],
+  );
+  const counted = await client.call("POST", "/search/statistics", {
+    cursor: "x",
+    visibility: "archive",
+  });
+  assert.equal(counted.status, 400);
+  const me = await client.call("GET", "/users/me");
+  assert.match(String((me.body as { clusterGroupId: unknown }).clusterGroupId), /^[0-9a-f-]{36}$/);
+  // 3.1 knows none of it.
+  const { server: older, client: olderClient } = await visibilityLibrary("3.1.0");
+  await using _older = older;
+  const old = await olderClient.call("POST", "/search/metadata", { page: 1 });
+  assert.equal("nextCursor" in (old.body as { assets: object }).assets, false);
+  assert.equal(
+    "clusterGroupId" in ((await olderClient.call("GET", "/users/me")).body as object),
+    false,
+  );
 });

@@ -2,20 +2,14 @@ import assert from "node:assert/strict";
 import { reset } from "@logtape/logtape";
 import { recordLogs } from "./_logs.ts";
 import { parseJsonObjectArray } from "../src/api/_json_array.ts";
-import { PermanentError } from "../src/api/http.ts";
-import {
-  type AssetPage,
-  createImmichClient,
-  type ImmichClient,
-  type InvalidAsset,
-  MissingPermissionsError,
-  REQUIRED_PERMISSIONS,
-  type SearchFilter,
-} from "../src/api/immich.ts";
+import { PermanentError } from "../src/api/errors.ts";
+import { createImmichClient, type ImmichClient } from "../src/api/immich.ts";
+import { MissingPermissionsError, REQUIRED_PERMISSIONS } from "../src/api/permissions.ts";
+import { type AssetPage, type InvalidAsset, type SearchFilter } from "../src/api/search.ts";
 import type { Asset } from "../src/model.ts";
 import { type ImmichServer, startImmichServer, type TestUser } from "./immich_server.ts";
 
-const VERSIONS = ["1.118.2", "1.132.3", "2.4.1", "3.1.0"];
+const VERSIONS = ["1.118.2", "1.132.3", "2.4.1", "3.1.0", "3.2.2"];
 const IMAGES_ONLY: SearchFilter = { withArchived: false, withDeleted: false, includeVideos: false };
 
 /** Injected time, so retries in these tests never wait. */
@@ -286,13 +280,21 @@ Deno.test("searchAssets() asks for EXIF only when file sizes are needed", async 
   }
 });
 
+/** Immich's ids are UUIDs: one per label, the same each time, for the stub's answers. */
+function idOf(label: string): string {
+  let hash = 0;
+  for (const char of label) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  const hex = hash.toString(16).padStart(8, "0");
+  return `${hex}-0000-4000-8000-${hex}0000`;
+}
+
 /** A stub that answers `/users/me` and one search page with the given items. */
-function searchStub(items: unknown[]) {
+function searchStub(items: unknown[], userId = idOf("owner")) {
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     (request) => {
       if (new URL(request.url).pathname === "/api/users/me") {
-        return Response.json({ id: "owner", name: "Ann", email: "ann@example.test" });
+        return Response.json({ id: userId, name: "Ann", email: "ann@example.test" });
       }
       return Response.json({
         albums: { total: 0, count: 0, items: [], facets: [] },
@@ -306,13 +308,13 @@ function searchStub(items: unknown[]) {
   };
 }
 
-function rawAsset(id: string, changes: Record<string, unknown> = {}) {
+function rawAsset(label: string, changes: Record<string, unknown> = {}) {
   return {
-    id,
-    ownerId: "owner",
+    id: idOf(label),
+    ownerId: idOf("owner"),
     type: "IMAGE",
-    originalPath: `/data/${id}.jpg`,
-    originalFileName: `${id}.jpg`,
+    originalPath: `/data/${label}.jpg`,
+    originalFileName: `${label}.jpg`,
     fileCreatedAt: "2024-05-01T10:00:00.000Z",
     fileModifiedAt: "2024-05-01T10:00:00+00:00",
     localDateTime: "2024-05-01T10:00:00.000Z",
@@ -338,15 +340,15 @@ Deno.test("searchAssets() skips, reports and logs an invalid asset and keeps the
       rawAsset("good"),
       rawAsset("bad-time", { localDateTime: "yesterday" }),
       rawAsset("bad-type", { isFavorite: "no" }),
-      rawAsset("partner", { ownerId: "someone-else", localDateTime: null }),
+      rawAsset("partner", { ownerId: idOf("someone-else"), localDateTime: null }),
     ]);
     const immich = clientFor(stub.url, "key");
     try {
       const found = await collect(immich.searchAssets(IMAGES_ONLY));
-      assert.deepEqual(found.assets.map((asset) => asset.id), ["good"]);
+      assert.deepEqual(found.assets.map((asset) => asset.id), [idOf("good")]);
       assert.deepEqual(found.assets[0], {
-        id: "good",
-        ownerId: "owner",
+        id: idOf("good"),
+        ownerId: idOf("owner"),
         type: "IMAGE",
         originalPath: "/data/good.jpg",
         originalFileName: "good.jpg",
@@ -363,13 +365,13 @@ Deno.test("searchAssets() skips, reports and logs an invalid asset and keeps the
         hasMetadata: true,
       });
       assert.deepEqual(found.invalid.map(({ id, field }) => ({ id, field })), [
-        { id: "bad-time", field: "localDateTime" },
-        { id: "bad-type", field: "isFavorite" },
+        { id: idOf("bad-time"), field: "localDateTime" },
+        { id: idOf("bad-type"), field: "isFavorite" },
       ]);
       const warnings = records.filter((record) => record.rawMessage === "Invalid asset data");
       assert.deepEqual(
         warnings.map((record) => [record.properties.assetID, record.properties.field]),
-        [["bad-time", "localDateTime"], ["bad-type", "isFavorite"]],
+        [[idOf("bad-time"), "localDateTime"], [idOf("bad-type"), "isFavorite"]],
       );
     } finally {
       immich.close();
@@ -389,9 +391,13 @@ Deno.test("searchAssets() keeps and checks only the criterion fields it is asked
     const core = await collect(immich.searchAssets({ ...IMAGES_ONLY, fields: [] }));
     assert.deepEqual(core.invalid, []);
     assert.deepEqual(core.assets, [
-      { id: "plain", originalFileName: "plain.jpg", localDateTime: "2024-05-01T10:00:00.000Z" },
       {
-        id: "odd-checksum",
+        id: idOf("plain"),
+        originalFileName: "plain.jpg",
+        localDateTime: "2024-05-01T10:00:00.000Z",
+      },
+      {
+        id: idOf("odd-checksum"),
         originalFileName: "odd-checksum.jpg",
         localDateTime: "2024-05-01T10:00:00.000Z",
       },
@@ -408,9 +414,9 @@ Deno.test("searchAssets() keeps and checks only the criterion fields it is asked
     assert.equal(paths.assets[1].originalPath, "/trip/b.jpg");
 
     const checksums = await collect(immich.searchAssets({ ...IMAGES_ONLY, fields: ["checksum"] }));
-    assert.deepEqual(checksums.assets.map((asset) => asset.id), ["plain"]);
+    assert.deepEqual(checksums.assets.map((asset) => asset.id), [idOf("plain")]);
     assert.deepEqual(checksums.invalid.map(({ id, field }) => ({ id, field })), [
-      { id: "odd-checksum", field: "checksum" },
+      { id: idOf("odd-checksum"), field: "checksum" },
     ]);
   } finally {
     immich.close();
@@ -432,13 +438,42 @@ Deno.test("searchAssets() reads duration as text up to v3.1 and as a number afte
     }));
     assert.deepEqual(found.invalid, []);
     assert.deepEqual(found.assets.map((asset) => [asset.id, asset.duration]), [
-      ["old", "0:00:05.12300"],
-      ["new", "5.123"],
-      ["photo", null],
+      [idOf("old"), "0:00:05.12300"],
+      [idOf("new"), "5.123"],
+      [idOf("photo"), null],
     ]);
   } finally {
     immich.close();
   }
+});
+
+Deno.test("the client refuses an id that is not an Immich id, as a user's or an asset's", async (t) => {
+  await t.step("an asset's id in the search", async () => {
+    await using stub = searchStub([rawAsset("good"), { ...rawAsset("evil"), id: "../../x" }]);
+    const immich = clientFor(stub.url, "key");
+    try {
+      await assert.rejects(collect(immich.searchAssets(IMAGES_ONLY)), {
+        name: "InvalidResponseError",
+        message: "Cannot use the answer of POST /search/metadata as an asset's id is not an " +
+          'Immich id (a UUID): current value is "../../x"',
+      });
+    } finally {
+      immich.close();
+    }
+  });
+  await t.step("the user's id", async () => {
+    await using stub = searchStub([], "../../outside");
+    const immich = clientFor(stub.url, "key");
+    try {
+      await assert.rejects(immich.me(), (error) => {
+        assert.equal((error as Error).name, "InvalidResponseError");
+        assert.match((error as Error).message, /GET \/users\/me.*not an Immich id \(a UUID\)/);
+        return true;
+      });
+    } finally {
+      immich.close();
+    }
+  });
 });
 
 Deno.test("requirePermissions() lists every missing permission in one error", async (t) => {

@@ -11,60 +11,19 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readJournal, type RecordedStack } from "../src/state/journal.ts";
-import { type CliResult, runCli, spawnCli } from "./_cli.ts";
-import { type ImmichServer, startImmichServer } from "./immich_server.ts";
+import { spawnCli } from "./_cli.ts";
+import { startImmichServer } from "./immich_server.ts";
 import { addRandomLibrary, runMain } from "./_undo_library.ts";
-
-/** A JSON log line. */
-type Line = Record<string, unknown> & { readonly msg: string };
-
-function lines(stdout: string): Line[] {
-  return stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
-}
-
-/** The "… pass" line of a run: `full: <why>` or `incremental`. */
-function passOf(result: CliResult): string {
-  return passIn(lines(result.stdout), result.stdout + result.stderr);
-}
-
-/** The one "… pass" line among a run's JSON log lines, as {@linkcode passOf} gives it. */
-function passIn(logged: readonly Record<string, unknown>[], output: string): string {
-  const found = logged.filter((line) => line.pass !== undefined);
-  assert.equal(found.length, 1, output);
-  const [line] = found;
-  return line.pass === "full" ? `full: ${line.why}` : String(line.pass);
-}
-
-/** Ada on the server with `pairs` RAW+JPEG pairs, and the settings that reach her. */
-function ada(server: ImmichServer, pairs: number) {
-  const user = server.addUser({ name: "Ada" });
-  addPairs(server, user.id, 0, pairs);
-  return { user, env: { API_URL: server.url, API_KEY: server.addKey(user.id) } };
-}
-
-/** A folder for STATE_DIR that the test removes. */
-async function tempState(): Promise<{ path: string } & AsyncDisposable> {
-  const path = await Deno.makeTempDir({ prefix: "stacksync_incremental_test_" });
-  return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
-}
-
-/** Adds `count` RAW+JPEG pairs taken a minute apart from `first`. */
-function addPairs(server: ImmichServer, userId: string, first: number, count: number): void {
-  const start = Date.parse("2024-05-01T10:00:00.000Z");
-  for (let g = first; g < first + count; g++) {
-    const localDateTime = new Date(start + g * 60_000).toISOString();
-    for (const ext of [".jpg", ".dng"]) {
-      server.addAsset(userId, { originalFileName: `IMG_${1000 + g}${ext}`, localDateTime });
-    }
-  }
-}
-
-/** Runs the CLI once with JSON logs and removes its working folder. */
-async function cli(env: Readonly<Record<string, string>>): Promise<CliResult> {
-  const result = await runCli({ env: { LOG_FORMAT: "json", ...env } });
-  await Deno.remove(result.cwd, { recursive: true });
-  return result;
-}
+import {
+  ada,
+  addPairs,
+  cli,
+  killAfterFirstCreate,
+  type Line,
+  passIn,
+  passOf,
+  tempState,
+} from "./_state_cli.ts";
 
 Deno.test("main.ts runs a full pass after a killed pass, a failed write or a changed CRITERIA, and an incremental one after a clean pass", async () => {
   await using server = await startImmichServer();
@@ -88,17 +47,8 @@ Deno.test("main.ts runs a full pass after a killed pass, a failed write or a cha
   // Killed while its writes are slow, after the first one was answered.
   addPairs(server, user.id, 20, 40);
   server.setFaults({ routeLatencyMs: { "POST /stacks": 20 } });
-  const killed = await spawnCli({ env: { LOG_FORMAT: "json", ...env } });
-  for (let line = await killed.nextLine(); line !== undefined; line = await killed.nextLine()) {
-    if ((JSON.parse(line) as Line).msg.startsWith("Success! Stack created")) break;
-  }
-  killed.process.kill("SIGKILL");
-  const status = await killed.process.status;
-  await killed.process.stdout.cancel().catch(() => {});
-  await killed.process.stderr.cancel();
-  await Deno.remove(killed.cwd, { recursive: true });
-  assert.equal(status.signal, "SIGKILL", "the pass ended before the kill");
-  passes.push(passOf({ stdout: killed.lines.join("\n"), stderr: "", code: 0, cwd: "" }));
+  const killed = await killAfterFirstCreate(env);
+  passes.push(passOf({ stdout: killed.join("\n"), stderr: "", code: 0, cwd: "" }));
   server.setFaults({});
   assert.ok(server.stacks(user.id).length < 52, "the kill came before the pass's end");
   assert.equal((await run()).code, 0);
@@ -277,7 +227,7 @@ Deno.test("main() runs a full pass when the cache's plan file is damaged or the 
   const header = await cacheFile(".json");
   const json = JSON.parse(await Deno.readTextFile(header));
   await Deno.writeTextFile(header, JSON.stringify({ ...json, version: 1 }));
-  assert.match(await why(), /^full: .* has format version 1, this stacksync uses 2$/);
+  assert.match(await why(), /^full: .* has format version 1, this stacksync uses 3$/);
   assert.equal(await why(), "incremental");
 });
 
@@ -322,7 +272,7 @@ Deno.test("main() keeps the library of a full pass that writes little though its
     passes.push(passIn(result.lines, result.stdout));
     assert.ok(
       result.lines.some((line) =>
-        /^No changes: 0 stacks in sync, 2 need replace$/.test(String(line.msg))
+        /^No changes: 0 stacks in sync, 2 need replacing$/.test(String(line.msg))
       ),
     );
   }

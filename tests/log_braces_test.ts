@@ -120,7 +120,7 @@ Deno.test("main.ts fix-trash logs the moves it made and left with braces in thei
     assert.equal(fixed.code, 1, fixed.output);
     assert.ok(
       fixed.msgs.includes(
-        "Moved to the trash: IMG_{0004}.dng (they group with IMG_{0004}.jpg, in the trash)",
+        "Moved to the trash: IMG_{0004}.dng (it groups with IMG_{0004}.jpg, in the trash)",
       ),
       fixed.output,
     );

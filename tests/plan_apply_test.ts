@@ -278,6 +278,37 @@ Deno.test("stacksync apply refuses a broken or hand-edited plan file with one li
   }
 });
 
+Deno.test("stacksync apply takes a plan whose last action's line was deleted, comma and all", async () => {
+  await using state = await tempFolder();
+  const library = await startLibrary(PLAN_LIBRARY);
+  try {
+    const planPath = join(state.path, "plan.json");
+    const planned = await cli(["plan", "--out", planPath], env(library));
+    assert.equal(planned.code, 0, planned.stdout);
+    const actions = (await readPlan(planPath)).users[0].actions;
+    assert.ok(actions.length > 1);
+    // The last action's line goes, the comma that ended the line before it stays: `},\n ]`.
+    const lines = (await Deno.readTextFile(planPath)).split("\n");
+    const last = lines.findIndex((line) => line.includes(`"id":"${actions.at(-1)!.id}"`));
+    assert.ok(lines[last - 1].endsWith(","), lines[last - 1]);
+    await Deno.writeTextFile(
+      planPath,
+      [...lines.slice(0, last), ...lines.slice(last + 1)].join("\n"),
+    );
+
+    const applied = await cli(["apply", planPath], env(library, { STATE_DIR: state.path }));
+    assert.equal(applied.code, 0, applied.stdout + applied.stderr);
+    // What is left to do is the action deleted from the file, exactly.
+    const again = join(state.path, "again.json");
+    assert.equal((await cli(["plan", "--out", again], env(library))).code, 0);
+    assert.deepEqual((await readPlan(again)).users[0].actions.map((action) => action.id), [
+      actions.at(-1)!.id,
+    ]);
+  } finally {
+    await library.server.close();
+  }
+});
+
 Deno.test("main() apply refuses a plan of another server, user or version before any write", async (t) => {
   await using state = await tempFolder();
   const library = await startLibrary(PLAN_LIBRARY);

@@ -1,13 +1,18 @@
 import assert from "node:assert/strict";
 import { settingsTable } from "../src/config.ts";
 import { PERMISSION_FLAGS, TARGETS } from "../scripts/compile.ts";
-import { TABLE_BEGIN, TABLE_END, withSettingsTable } from "../scripts/readme.ts";
+import { helpTexts, TABLE_BEGIN, TABLE_END, withSettingsTable } from "../scripts/readme.ts";
 
 const README = await Deno.readTextFile(new URL("../README.md", import.meta.url));
 
 Deno.test("withSettingsTable() leaves README.md unchanged: its settings table is current", () => {
   assert.ok(README.includes(`${TABLE_BEGIN}\n\n${settingsTable()}\n\n${TABLE_END}`));
   assert.equal(withSettingsTable(README), README);
+});
+
+Deno.test("helpTexts() leaves src/help_text.json unchanged: the --help texts are current", async () => {
+  const json = await Deno.readTextFile(new URL("../src/help_text.json", import.meta.url));
+  assert.equal(json, helpTexts(), "src/help_text.json is out of date: run deno task readme");
 });
 
 Deno.test("withSettingsTable() rejects a README without the table markers", () => {

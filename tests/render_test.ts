@@ -87,7 +87,7 @@ Deno.test("renderPlan() lists conflicts left alone and says when nothing changes
     renderPlan(plan).join("\n"),
     `Needs replace: stack s2
   # member-outside-group: group a.jpg (parent), b.jpg; set REPLACE_STACKS=true to replace
-No changes: 2 stacks in sync, 1 needs replace`,
+No changes: 2 stacks in sync, 1 needs replacing`,
   );
 });
 

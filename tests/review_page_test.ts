@@ -1,15 +1,15 @@
 /**
- * The review page in a real browser: Debian's Chromium, driven by puppeteer-core, opens the page
- * that `stacksync plan --html` (the real CLI, as a subprocess) wrote for the test library, from
- * disk and offline. One Chromium serves every step. The last step saves the screenshot of the
- * README (docs/review-page.png) from the same plan, its server address and time fixed so that the
- * picture only changes when the page does.
+ * The review page in a real browser: Chromium (scripts/_chromium.ts), driven by puppeteer-core,
+ * opens the page that `stacksync plan --html` (the real CLI, as a subprocess) wrote for the test
+ * library, from disk and offline. One Chromium serves every step. The last step takes the
+ * README's screenshot as `deno task screenshot` does, into the test's own folder: a test run
+ * writes no tracked file.
  */
 import assert from "node:assert/strict";
-import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import type { Page } from "puppeteer-core";
 import { launchChromium } from "../scripts/_chromium.ts";
+import { PICTURES_LOADED, reviewScreenshot } from "../scripts/screenshot.ts";
 import { syntheticPlan } from "../scripts/_synthetic_plan.ts";
 import { parsePlanFile, type PlanFile } from "../src/plan_file/format.ts";
 import { renderPage } from "../src/review/page.ts";
@@ -17,39 +17,8 @@ import { runCli } from "./_cli.ts";
 import { env, startLibrary } from "./_e2e.ts";
 import { EVERY_KIND, PLAN_LIBRARY, reviewStacks } from "./_plan_library.ts";
 
-const SCREENSHOT = new URL("../docs/review-page.png", import.meta.url);
-
 /** Eve's photos, named to break out of the page if any name reached it as markup. */
 const HOSTILE = '<img src=x onerror=alert(1)></script><b id="injected">bold';
-
-/** Evaluated in the page: its cards are there and every picture has loaded (or failed). */
-const PICTURES_LOADED = "document.querySelectorAll('.card').length > 0 && " +
-  "[...document.images].every((image) => image.complete)";
-
-/**
- * Evaluated in a page: how many pixels of two PNG pictures (base64) differ, or Infinity when
- * their sizes do.
- */
-const CHANGED_PIXELS = `async ([a, b]) => {
-  const pixels = async (png) => {
-    const image = new Image();
-    image.src = "data:image/png;base64," + png;
-    await image.decode();
-    const canvas = document.createElement("canvas");
-    canvas.width = image.width;
-    canvas.height = image.height;
-    const context = canvas.getContext("2d");
-    context.drawImage(image, 0, 0);
-    return context.getImageData(0, 0, image.width, image.height);
-  };
-  const [x, y] = [await pixels(a), await pixels(b)];
-  if (x.width !== y.width || x.height !== y.height) return Infinity;
-  let changed = 0;
-  for (let i = 0; i < x.data.length; i += 4) {
-    if (x.data[i] !== y.data[i] || x.data[i + 1] !== y.data[i + 1] || x.data[i + 2] !== y.data[i + 2]) changed++;
-  }
-  return changed;
-}`;
 
 /** The kinds of a plan's cards, counted, with `needs-replace` for the conflicts left alone. */
 function kinds(plan: PlanFile, user?: number): Record<string, number> {
@@ -75,9 +44,10 @@ async function ticked(page: Page): Promise<string> {
 }
 
 Deno.test("the review page of stacksync plan --html works offline in Chromium", async (t) => {
+  // The browser first: a Chromium that cannot start leaves no folder or server behind.
+  await using browser = await launchChromium();
   const folder = await Deno.makeTempDir({ prefix: "stacksync_review_test_" });
   const library = await startLibrary(PLAN_LIBRARY);
-  await using browser = await launchChromium();
   try {
     reviewStacks(library);
     const eve = library.server.addUser({ name: "<b>Eve</b>" });
@@ -269,38 +239,10 @@ Deno.test("the review page of stacksync plan --html works offline in Chromium", 
       assert.deepEqual(errors, []);
     });
 
-    await t.step("saves the README's screenshot", async () => {
-      const shown: PlanFile = {
-        ...plan,
-        createdAt: "2026-11-23T06:00:00.000Z",
-        server: "http://immich.local:2283/api",
-        users: [plan.users[0]],
-      };
-      const images = JSON.parse(
-        /id="image-data">(.*?)<\/script>/.exec(await Deno.readTextFile(html))![1],
-      ) as Record<string, string>;
-      const path = join(folder, "screenshot.html");
-      await Deno.writeTextFile(
-        path,
-        renderPage(shown, { images: new Map(Object.entries(images)) }),
-      );
-      const shot = await browser.newPage();
-      await shot.setViewport({ width: 1100, height: 1280 });
-      await shot.goto(`file://${path}`, { waitUntil: "load" });
-      await shot.waitForFunction(PICTURES_LOADED);
-      const png = await shot.screenshot();
-      const old = await Deno.readFile(SCREENSHOT).catch(() => undefined);
-      // Chromium scales the same picture slightly differently from one paint to the next (a few
-      // dozen pixels of the 1.4 million): the file is rewritten only when the page looks
-      // different, so that running the tests leaves it alone.
-      const pngs = [old ?? png, png].map((bytes) => Buffer.from(bytes).toString("base64"));
-      const changed = old === undefined
-        ? Infinity
-        : await shot.evaluate(`(${CHANGED_PIXELS})(${JSON.stringify(pngs)})`) as number;
-      assert.ok(!Number.isNaN(changed), "the pictures compare");
-      if (changed > 1000) await Deno.writeFile(SCREENSHOT, png);
-      await shot.close();
-      assert.ok((await Deno.stat(SCREENSHOT)).size > 10_000);
+    await t.step("takes the README's screenshot (deno task screenshot) of the page", async () => {
+      const png = await reviewScreenshot(browser, plan, html);
+      assert.deepEqual([...png.slice(1, 4)], [..."PNG"].map((c) => c.charCodeAt(0)));
+      assert.ok(png.length > 10_000, `${png.length} bytes`);
     });
   } finally {
     await library.server.close();

@@ -49,14 +49,15 @@ function report(counts: Partial<UserReport["counts"]>, status: "done" | "failed"
   return { user: "Ann", status, counts: { ...zero, ...counts }, skippedAssets: {} };
 }
 
-Deno.test("countOutcomes() counts each kind once it succeeded", () => {
+Deno.test("countOutcomes() counts each kind once it succeeded, and every stack deleted", () => {
   const outcomes: Outcome[] = plan.actions.map((action) => ({ action, status: "ok" }));
   assert.deepEqual(countOutcomes(plan, outcomes, false), {
     inSync: 2,
     created: 1,
     updated: 2,
     replaced: 1,
-    deleted: 1,
+    // The deletion's stack, and the two the replace deleted.
+    deleted: 3,
     needsReplace: 0,
     failed: 0,
     notDone: 0,
@@ -73,7 +74,7 @@ Deno.test("countOutcomes() counts a dry run's skipped actions as what would be d
     because: "dry-run",
   }));
   const counts = countOutcomes(plan, outcomes, true);
-  assert.deepEqual([counts.created, counts.updated, counts.replaced, counts.deleted], [1, 2, 1, 1]);
+  assert.deepEqual([counts.created, counts.updated, counts.replaced, counts.deleted], [1, 2, 1, 3]);
   assert.equal(counts.notDone, 0);
 });
 
@@ -110,7 +111,7 @@ Deno.test("summaryLine() words a dry run as what would be done and lists skip re
   assert.equal(
     line,
     "Summary for Ann (dry run): 3 would be created, 0 would be updated, 0 would be replaced, " +
-      "0 would be deleted, 1 in sync, 0 needs replace, 0 failed, " +
+      "0 would be deleted, 1 in sync, 0 need replacing, 0 failed, " +
       "3 assets skipped (1 invalid-time, 2 regex-miss)",
   );
 });
@@ -118,7 +119,7 @@ Deno.test("summaryLine() words a dry run as what would be done and lists skip re
 Deno.test("summaryLine() says how many actions were not done", () => {
   assert.equal(
     summaryLine(report({ failed: 1, notDone: 2 }), false),
-    "Summary for Ann: 0 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 0 needs replace, " +
+    "Summary for Ann: 0 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 0 need replacing, " +
       "1 failed, 2 not done, 0 assets skipped",
   );
 });
@@ -133,7 +134,7 @@ Deno.test("summaryLine() says when the server refused the key and the pass stopp
       },
       false,
     ),
-    "Summary for Ann: 2 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 0 needs replace, " +
+    "Summary for Ann: 2 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 0 need replacing, " +
       "1 failed, 3 not done, 0 assets skipped; stopped as the server refused the key: Failed to " +
       "create stack: API request failed: POST /stacks answered 403 no",
   );

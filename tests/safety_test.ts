@@ -80,7 +80,7 @@ Deno.test("main.ts sends no further write for a user once the server answers 403
     /: 0 created, .*, 1 failed, 6 not done, .*; stopped as the server refused the key: .*403 Missing required permission: stack\.create/,
   );
   assert.deepEqual(messages(result, "warn").filter((msg) => msg.startsWith("Run finished")), [
-    "Run finished: 1 user processed, 0 users skipped, 1 user stopped, 1 action failed",
+    "Run finished: 0 users processed, 0 users skipped, 1 user stopped, 1 action failed",
   ]);
   assert.ok(
     messages(result, "warn").includes(
@@ -207,7 +207,7 @@ Deno.test("main.ts does not grow a stack whose member is in the trash, which Imm
     ),
     result.stdout,
   );
-  assert.match(summaryOf(result), /: 6 created, 0 updated, .*, 1 needs replace, 0 failed/);
+  assert.match(summaryOf(result), /: 6 created, 0 updated, .*, 1 needs replacing, 0 failed/);
 });
 
 Deno.test("main.ts never counts a stack whose other members are trashed or hidden as one photo", async () => {

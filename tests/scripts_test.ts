@@ -5,8 +5,11 @@
  * sandbox` serves a stand-in Immich to try settings against until it is stopped.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
+import { parsePlanFile } from "../src/plan_file/format.ts";
+import { picturesOf } from "../src/review/thumbnails.ts";
 import { commandOutput as output, runCli } from "./_cli.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -89,26 +92,71 @@ Deno.test("scripts/bench_grouping.ts measures both groupings and both searches a
   for (const line of lines) assert.match(line, /, CPU \d+ ms, peak \d+\.\d MiB/, line);
 });
 
-Deno.test("deno task sandbox serves a stand-in Immich until SIGINT, with lines to paste", async () => {
-  const [help, sandbox] = [
-    await output(taskCommand("sandbox", ["--help"])),
-    taskCommand("sandbox", ["--assets", "30"]).spawn(),
-  ];
-  assert.deepEqual([help.code, help.stderr], [0, ""]);
-  assert.match(help.stdout, /^Usage: deno task sandbox \[options\]\n/);
+Deno.test("deno task screenshot rewrites the picture only when the page looks different", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "stacksync_scripts_test_" });
+  try {
+    const out = join(folder, "review-page.png");
+    // A picture of another size: the page's picture replaces it.
+    await Deno.copyFile(new URL("testdata/thumbnails/1-hills.webp", import.meta.url), out);
+    const first = await output(taskCommand("screenshot", ["--out", out]));
+    assert.deepEqual(first, { code: 0, stdout: `Wrote ${out} (the size differs)\n`, stderr: "" });
+    const png = await Deno.readFile(out);
+    assert.deepEqual([...png.slice(1, 4)], [..."PNG"].map((c) => c.charCodeAt(0)));
+    const again = await output(taskCommand("screenshot", ["--out", out]));
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /^\S+ is unchanged \(\d+ pixels differ\)\n$/);
+    assert.deepEqual(await Deno.readFile(out), png);
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
+
+/** A running `deno task sandbox` and the API_URL and API_KEY lines it printed. */
+interface Sandbox {
+  /** The two lines to paste into `.env`. */
+  readonly pasted: readonly string[];
+  /** Stops it with SIGINT: its exit status, what it printed after the lines, and stderr. */
+  readonly stop: () => Promise<{ code: number; rest: string; stderr: string }>;
+}
+
+async function startSandbox(args: readonly string[]): Promise<Sandbox> {
+  const sandbox = taskCommand("sandbox", args).spawn();
   const reader = sandbox.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
-  try {
-    while (!/^API_KEY=.*\n/m.test(text)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += value;
+  while (!/^API_KEY=.*\n/m.test(text)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  const stop = async () => {
+    sandbox.kill("SIGINT");
+    let rest = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      rest += chunk.value;
     }
-    const pasted = text.match(/^API_(URL|KEY)=.*$/gm) ?? [];
-    assert.equal(pasted.length, 2, text);
-    assert.match(pasted[0], /^API_URL=http:\/\/127\.0\.0\.1:\d+\/api$/);
+    const [status, stderr] = await Promise.all([
+      sandbox.status,
+      new Response(sandbox.stderr).text(),
+    ]);
+    return { code: status.code, rest, stderr };
+  };
+  const pasted = text.match(/^API_(URL|KEY)=.*$/gm) ?? [];
+  if (pasted.length !== 2) {
+    await stop();
+    assert.fail(`the sandbox printed no API_URL and API_KEY lines: ${text}`);
+  }
+  return { pasted, stop };
+}
+
+Deno.test("deno task sandbox serves a stand-in Immich until SIGINT, with lines to paste", async () => {
+  const help = await output(taskCommand("sandbox", ["--help"]));
+  assert.deepEqual([help.code, help.stderr], [0, ""]);
+  assert.match(help.stdout, /^Usage: deno task sandbox \[options\]\n/);
+  const sandbox = await startSandbox(["--assets", "30"]);
+  try {
+    assert.match(sandbox.pasted[0], /^API_URL=http:\/\/127\.0\.0\.1:\d+\/api$/);
     const run = await runCli({
-      files: { ".env": `${pasted.join("\n")}\nDRY_RUN=true\n` },
+      files: { ".env": `${sandbox.pasted.join("\n")}\nDRY_RUN=true\n` },
       env: { LOG_FORMAT: "json" },
     });
     await Deno.remove(run.cwd, { recursive: true });
@@ -116,16 +164,76 @@ Deno.test("deno task sandbox serves a stand-in Immich until SIGINT, with lines t
     const summaries = run.stdout.split("\n").filter((line) => line.includes("Summary for"));
     assert.equal(summaries.length, 2, run.stdout);
   } finally {
-    sandbox.kill("SIGINT");
+    const stopped = await sandbox.stop();
+    assert.deepEqual([stopped.code, stopped.stderr], [0, ""]);
+    assert.match(stopped.rest, /^\nStand-in Immich server stopped \(SIGINT\)\n$/);
   }
-  let rest = "";
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    rest += chunk.value;
+});
+
+Deno.test("deno task sandbox has a picture for every photo of a plan, and duplicates", async () => {
+  const sandbox = await startSandbox(["--assets", "60"]);
+  try {
+    const plan = await runCli({
+      args: ["plan", "--out", "plan.json", "--html", "plan.html"],
+      files: { ".env": sandbox.pasted.join("\n") },
+      env: { LOG_FORMAT: "json" },
+    });
+    const duplicates = await runCli({
+      args: ["duplicates", "--format", "json"],
+      files: { ".env": sandbox.pasted.join("\n") },
+    });
+    try {
+      assert.equal(plan.code, 0, plan.stdout + plan.stderr);
+      assert.doesNotMatch(plan.stdout, /"level":"warn"/);
+      const file = parsePlanFile(await Deno.readTextFile(join(plan.cwd, "plan.json")), "plan");
+      const folder = join(plan.cwd, "plan_files");
+      const picture = (id: string) => Deno.readFile(join(folder, `${id}.webp`));
+      const shown = file.users.flatMap((user) => picturesOf(user, Infinity));
+      // The pictures, and the file that marks the folder as stacksync's.
+      const saved = await Array.fromAsync(Deno.readDir(folder), (entry) => entry.name);
+      assert.deepEqual(
+        saved.sort(),
+        [...shown.map((id) => `${id}.webp`), "stacksync-pictures.json"].sort(),
+      );
+      assert.ok(shown.length > 40, `${shown.length} pictures`);
+      const html = await Deno.readTextFile(join(plan.cwd, "plan.html"));
+      assert.doesNotMatch(html, /class="picture[^"]* none"/);
+      // The photos of a group are one shot: a RAW and its JPEG show the same picture.
+      const groups = file.users.flatMap((user) => user.actions)
+        .filter((action) => action.kind !== "delete");
+      assert.ok(
+        groups.some((action) => action.assets.some((a) => /\.dng$/i.test(a.originalFileName))),
+      );
+      for (const action of groups) {
+        const [first, ...rest] = await Promise.all(action.assets.map((a) => picture(a.id)));
+        for (const [i, other] of rest.entries()) {
+          const names = `${action.assets[0].originalFileName}, ${
+            action.assets[i + 1].originalFileName
+          }`;
+          assert.deepEqual(other, first, names);
+        }
+      }
+
+      assert.equal(duplicates.code, 0, duplicates.stderr);
+      const [first] = JSON.parse(duplicates.stdout).users as {
+        sameNameAndTime: { originalFileName: string; photos: unknown[] }[];
+        sameContent: { photos: { originalFileName: string }[] }[];
+      }[];
+      assert.deepEqual(
+        first.sameNameAndTime.map((group) => [group.originalFileName, group.photos.length]),
+        [["IMG_9101.JPG", 2]],
+      );
+      assert.deepEqual(
+        first.sameContent.map((group) =>
+          group.photos.map((photo) => photo.originalFileName).sort()
+        ),
+        [["IMG_9102 copy.JPG", "IMG_9102.JPG"]],
+      );
+    } finally {
+      await Deno.remove(plan.cwd, { recursive: true });
+      await Deno.remove(duplicates.cwd, { recursive: true });
+    }
+  } finally {
+    assert.equal((await sandbox.stop()).code, 0);
   }
-  const [status, stderr] = await Promise.all([
-    sandbox.status,
-    new Response(sandbox.stderr).text(),
-  ]);
-  assert.deepEqual([status.code, stderr], [0, ""]);
-  assert.match(rest, /^\nStand-in Immich server stopped \(SIGINT\)\n$/);
 });

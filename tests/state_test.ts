@@ -3,7 +3,8 @@ import { join } from "node:path";
 import type { Stack } from "../src/model.ts";
 import { parseBackup } from "../src/state/backup.ts";
 import { openStateFolder, type RunStart, StateError } from "../src/state/folder.ts";
-import { cacheFilesOf, readStoredPlan, writeStoredPlan } from "../src/state/cache.ts";
+import { cacheFilesOf } from "../src/state/cache.ts";
+import { readStoredPlan, writeStoredPlan } from "../src/state/cache_plan.ts";
 import {
   JournalError,
   journalWrites,
@@ -241,7 +242,7 @@ Deno.test("StateFolder.startRun() gives ids in start order, even within one mill
   });
 });
 
-Deno.test("StateFolder.prune() keeps the newest runs", async () => {
+Deno.test("StateFolder.prune() keeps the newest runs, and those younger than the days", async () => {
   await withFolder(async (dir) => {
     const state = await openStateFolder(dir, { write: true });
     let clock = Date.parse("2026-11-23T10:00:00.000Z");
@@ -252,12 +253,17 @@ Deno.test("StateFolder.prune() keeps the newest runs", async () => {
       await journal.close();
       clock += 60_000;
     }
-    await state.prune(2);
-    const { found } = await state.journals();
-    assert.deepEqual(found.map((j) => j.summary.run), [
+    // A day and a moment before the third run started: one day of retention keeps three.
+    const after = (minutes: number) => new Date(Date.parse("2026-11-24T10:00:00.000Z") + minutes);
+    await state.prune({ keep: 1, days: 1 }, after(2 * 60_000 - 1));
+    const runs = async () => (await state.journals()).found.map((j) => j.summary.run);
+    assert.deepEqual(await runs(), [
+      "20261123-100200-000",
       "20261123-100300-000",
       "20261123-100400-000",
     ]);
+    await state.prune({ keep: 2, days: 1 }, after(60 * 60_000));
+    assert.deepEqual(await runs(), ["20261123-100300-000", "20261123-100400-000"]);
   });
 });
 

@@ -13,25 +13,27 @@
 import type { Logger } from "@logtape/logtape";
 import { getLogger } from "@logtape/logtape";
 import { literal } from "../log.ts";
-import { ApiError } from "../api/http.ts";
-import { displayUrl } from "../shown_url.ts";
-import { neededPermissions } from "../api/immich.ts";
+import { ApiError } from "../api/errors.ts";
+import { displayUrl, serverKey } from "../shown_url.ts";
+import { neededPermissions } from "../api/permissions.ts";
 import { ConfigError, type Settings, settingsOfPlan } from "../config.ts";
 import { parseRules } from "../grouping/criteria.ts";
+import { NO_DELETION_LIMIT } from "../reconcile/deletions.ts";
 import type { Outcome } from "../model.ts";
 import { planUser } from "../plan_file/build.ts";
 import { parsePlanFile, type PlanFile, type PlanUser } from "../plan_file/format.ts";
 import { type Approval, approve } from "../plan_file/match.ts";
 import { describeAction } from "../plan_file/words.ts";
-import { leavingUndone, type ReadingOptions } from "../library.ts";
+import type { ReadingOptions } from "../reading/input.ts";
+import { leavingUndone } from "../state/cache_recorder.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
 import { readingOf, warnAboutCache } from "./run.ts";
+import { sessionOf } from "./_client.ts";
+import { locksOf, outcomeOf } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
-  immichClientOf,
   journalingOf,
-  outcomeOf,
   readCommandFile,
   warnIfUnjournaled,
 } from "./command.ts";
@@ -44,7 +46,7 @@ import {
  */
 async function checkUsers(context: CommandContext, plan: PlanFile, path: string): Promise<void> {
   for (const apiKey of context.settings.apiKeys) {
-    const client = immichClientOf(context, apiKey);
+    const client = sessionOf(context, apiKey);
     try {
       const me = await client.me();
       if (!plan.users.some((user) => user.id === me.id)) {
@@ -159,8 +161,9 @@ function applyWork(
       if (approved === undefined) {
         throw new Error(`Cannot apply ${path} for ${user.name}: it holds no plan of this user`);
       }
+      // The file reviewed is consent to its deletions, as it is to a reset's.
       const work = groupingWork(
-        approved.settings,
+        { ...approved.settings, maxStackDeletions: NO_DELETION_LIMIT },
         parseRules(approved.settings.criteria),
         reading,
       );
@@ -207,7 +210,7 @@ export const applyCommand: Command = async (context) => {
   const path = context.operand!;
   const plan = await readCommandFile(path, "plan", parsePlanFile);
   const server = displayUrl(settings.apiUrl);
-  if (plan.server !== server && !options.force) {
+  if (serverKey(plan.server) !== serverKey(server) && !options.force) {
     throw new ConfigError(
       `Cannot apply ${path} as it is a plan of ${plan.server}, not of API_URL: set API_URL to ` +
         `that server, or give --force if it is the same one: current value is ${server}`,
@@ -231,6 +234,7 @@ export const applyCommand: Command = async (context) => {
       signal: context.signal,
       sleep: context.sleep,
       journal,
+      locks: locksOf(context, "apply", { unwritable: problem }),
     });
     // A user the file plans for whose key was not given is not applied: say so, and fail.
     const missed = plan.users.filter((user) => user.actions.length > 0 && !reached.has(user.id));

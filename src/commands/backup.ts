@@ -10,10 +10,13 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
-import { neededPermissions } from "../api/immich.ts";
+import { keyPermissionsOf, neededPermissions } from "../api/permissions.ts";
+import { stacksOf } from "../api/stacks.ts";
 import { backupText, type BackupUser, sortStacks, writeBackupFile } from "../state/backup.ts";
 import { recordStack } from "../state/journal.ts";
-import { type Command, immichClientOf, stateFolderOf } from "./command.ts";
+import { sessionOf } from "./_client.ts";
+import { type Command, stateFolderOf } from "./command.ts";
+import { BACKUP_FILE, checkOwnFile } from "./_own_file.ts";
 
 const logger = getLogger(["stacksync", "backup"]);
 
@@ -21,19 +24,24 @@ const logger = getLogger(["stacksync", "backup"]);
 export const backupCommand: Command = async (context) => {
   const { settings, options } = context;
   const folder = options.out === undefined ? await stateFolderOf(settings, true) : undefined;
+  if (options.out !== undefined && options.out !== "-") {
+    await checkOwnFile(options.out, BACKUP_FILE);
+  }
   return async () => {
     const users: BackupUser[] = [];
     const createdAt = context.now().toISOString();
     for (const [index, apiKey] of settings.apiKeys.entries()) {
       let user = `user ${index + 1}`;
-      const client = immichClientOf(context, apiKey);
+      const client = sessionOf(context, apiKey);
       try {
         await client.serverVersion();
-        await client.requirePermissions(neededPermissions({ dryRun: true, searches: false }));
+        await keyPermissionsOf(client).requirePermissions(
+          neededPermissions({ dryRun: true, searches: false }),
+        );
         const me = await client.me();
         user = me.name;
         const fileNames = new Map<string, string>();
-        const stacks = await client.listStacks({ fileNames });
+        const stacks = await stacksOf(client).listStacks({ fileNames });
         users.push({
           id: me.id,
           name: me.name,

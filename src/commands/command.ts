@@ -6,22 +6,16 @@
  *
  * A new subcommand is one file here exporting a {@linkcode Command}, one entry in main.ts's
  * table, and its declaration in `src/config.ts` (`COMMANDS`, and its name in the `commands` of
- * the settings it reads).
+ * the settings it reads). What only some commands need lives beside: `_client.ts` (the session
+ * with Immich of a key), `_users.ts` (the outcome of a pass over every key, exact plans), so
+ * that a command that reads the state folder alone (`runs`) loads neither.
  *
  * @module
  */
-import { getLogger, type Logger } from "@logtape/logtape";
+import { getLogger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
-import { createImmichClient, type ImmichClient } from "../api/immich.ts";
 import { type CommandOptions, ConfigError, type Settings } from "../config.ts";
-import type { Plan, Stack } from "../model.ts";
-import {
-  actsOnStackMembers,
-  type PlanGroup,
-  type PlanOptions,
-  planStacks,
-} from "../reconcile/plan.ts";
-import { findUnlisted, type Journaling, passSucceeded, type UserReport } from "../run.ts";
+import type { Journaling } from "../run.ts";
 import { openStateFolder, type StateFolder } from "../state/folder.ts";
 import type { JournalCommand } from "../state/journal.ts";
 
@@ -65,59 +59,6 @@ export type CommandWork = () => Promise<CommandOutcome>;
 export type Command = (context: CommandContext) => Promise<CommandWork>;
 
 /**
- * The outcome of a pass over every key: `ok` when every user was reached and nothing failed.
- *
- * @param reports The users' reports.
- * @param keys How many keys there were.
- * @returns `ok` or `failed`.
- */
-export function outcomeOf(reports: readonly UserReport[], keys: number): CommandOutcome {
-  return reports.length === keys && passSucceeded(reports) ? "ok" : "failed";
-}
-
-/**
- * Plans stacks to make exactly as given (undo, restore) with the planner of a run: replaces
- * allowed, and when the plan deletes, grows or replaces stacks, the members `GET /stacks` does
- * not list (trashed, hidden) looked up first, as a run does, so that none is lost silently.
- *
- * @param client The user's client.
- * @param stacks The stacks now, as `GET /stacks` lists them.
- * @param groups The stacks wanted, primary first; the key names each (its old id).
- * @param options File names and the exact scope.
- * @param log The user's logger.
- * @returns The plan.
- */
-export async function planTargets(
-  client: ImmichClient,
-  stacks: readonly Stack[],
-  groups: readonly PlanGroup[],
-  options: Pick<PlanOptions, "exactFor"> & { readonly fileNames: Map<string, string> },
-  log: Logger,
-): Promise<Plan> {
-  const base: PlanOptions = {
-    replaceStacks: true,
-    removeSingleAssetStacks: false,
-    resetStacks: false,
-    ...options,
-  };
-  const plan = planStacks(stacks, groups, base);
-  if (!actsOnStackMembers(plan)) return plan;
-  const sets = {
-    fileNames: options.fileNames,
-    notFetched: new Set<string>(),
-    trashed: new Set<string>(),
-  };
-  const found = await findUnlisted(client, stacks, sets, log);
-  if (found === undefined) return plan;
-  return planStacks(found.stacks, groups, {
-    ...base,
-    notFetched: sets.notFetched,
-    trashed: sets.trashed,
-    ...found.options,
-  });
-}
-
-/**
  * Reads a file a command takes (a backup, a plan) and parses it, so that every problem with it
  * stops the command with one line and status 2.
  *
@@ -143,24 +84,6 @@ export async function readCommandFile<T>(
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
-}
-
-/**
- * The Immich client of one key, with the command's time limit (REQUEST_TIMEOUT), stop signal
- * and wait between attempts.
- *
- * @param context The command's context (API_URL, REQUEST_TIMEOUT, signal, sleep).
- * @param apiKey The key.
- * @returns The client; close it when done.
- */
-export function immichClientOf(context: CommandContext, apiKey: string): ImmichClient {
-  return createImmichClient({
-    baseUrl: context.settings.apiUrl,
-    apiKey,
-    timeoutMs: context.settings.requestTimeout * 1000,
-    signal: context.signal,
-    ...(context.sleep === undefined ? {} : { sleep: context.sleep }),
-  });
 }
 
 /**
@@ -209,7 +132,8 @@ export async function journalingOf(
         stacksync: context.version,
         now: context.now,
       }),
-    finish: () => folder.prune(settings.journalKeep),
+    finish: () =>
+      folder.prune({ keep: settings.journalKeep, days: settings.journalKeepDays }, context.now()),
   };
 }
 

@@ -9,13 +9,15 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
-import type { ImmichClient } from "../api/immich.ts";
+import { keyPermissionsOf } from "../api/permissions.ts";
+import { type AssetSearch, assetSearchOf } from "../api/search.ts";
 import type { Settings } from "../config.ts";
 import { type DuplicatePhoto, type Duplicates, findDuplicates } from "../duplicates/find.ts";
 import type { Asset, User } from "../model.ts";
 import { plural } from "../reconcile/render.ts";
 import { columns } from "./_table.ts";
-import { type Command, immichClientOf } from "./command.ts";
+import { sessionOf } from "./_client.ts";
+import type { Command } from "./command.ts";
 
 const logger = getLogger(["stacksync", "duplicates"]);
 
@@ -123,7 +125,7 @@ export function duplicatesTable(users: readonly UserDuplicates[]): string[] {
 /** Reads one user's photos as the settings say and finds their duplicates. */
 async function duplicatesOf(
   settings: Settings,
-  client: ImmichClient,
+  client: AssetSearch,
   me: User,
 ): Promise<UserDuplicates> {
   const assets: Asset[] = [];
@@ -149,13 +151,14 @@ export const duplicatesCommand: Command = (context) => {
     for (const [index, apiKey] of settings.apiKeys.entries()) {
       if (context.signal.aborted) break;
       let user = `user ${index + 1}`;
-      const client = immichClientOf(context, apiKey);
+      const client = sessionOf(context, apiKey);
       try {
         await client.serverVersion();
-        await client.requirePermissions(DUPLICATES_PERMISSIONS);
+        const keys = keyPermissionsOf(client);
+        await keys.requirePermissions(DUPLICATES_PERMISSIONS);
         const me = await client.me();
         user = me.name;
-        const found = await duplicatesOf(settings, client, me);
+        const found = await duplicatesOf(settings, assetSearchOf(client, keys), me);
         users.push(found);
         logger.info(
           "Found {nameAndTime} groups with the same file name and capture time and {content} " +

@@ -1,10 +1,12 @@
 /**
- * `stacksync fix-trash`: moves to the trash the photos that group with a photo the user put
- * there (its RAW, its edits), and with TRASH_ORPHANED_RAWS the RAW files left without a
- * developed photo; `src/trash/plan.ts` decides. It only ever moves to the trash (Immich keeps
+ * `stacksync fix-trash`: moves to the trash the photos of the same shot as a photo the user
+ * put there (its RAW, its edits; with FIX_TRASH_WHOLE_GROUP its whole CRITERIA group), and with
+ * TRASH_ORPHANED_RAWS the RAW files left without a developed photo; `src/trash/plan.ts`
+ * decides. It only ever moves to the trash (Immich keeps
  * trashed photos until it empties the trash), honours DRY_RUN, and is journaled, so that
  * `stacksync undo` brings every photo it moved back. It refuses a user for whom it would move
- * more than FIX_TRASH_MAX_PERCENT of the photos outside the trash, unless `--force`.
+ * more than FIX_TRASH_MAX_PERCENT of the photos outside the trash, or of a group's beyond the
+ * shot of a photo in the trash, unless `--force`.
  *
  * `stacksync run` with FIX_TRASH_AFTER_STACKING runs the same pass after each of its passes.
  *
@@ -12,17 +14,18 @@
  */
 import { getLogger, type Logger } from "@logtape/logtape";
 import { literal } from "../log.ts";
-import { neededPermissions } from "../api/immich.ts";
+import { neededPermissions } from "../api/permissions.ts";
 import type { Settings } from "../config.ts";
 import { criterionFields, parseRules } from "../grouping/criteria.ts";
 import type { Asset, CriterionField } from "../model.ts";
-import { promotionOptions } from "../library.ts";
+import { promotionOptions } from "../reading/query.ts";
 import { createParentOrder } from "../promotion/parent.ts";
 import { type RunOptions, runUsers, summaryLine, type UserReport, type UserWork } from "../run.ts";
 import { orphanExtensions } from "../trash/raw.ts";
 import { planTrash, type TrashReport } from "../trash/plan.ts";
 import { summarizeTrash, trashMessage } from "../trash/render.ts";
-import { type Command, journalingOf, outcomeOf, warnIfUnjournaled } from "./command.ts";
+import { locksOf, outcomeOf } from "./_users.ts";
+import { type Command, journalingOf, warnIfUnjournaled } from "./command.ts";
 
 const NO_STACK_CHANGES = { actions: [], inSync: [], needsReplace: [] } as const;
 const NO_SKIPS: Readonly<Record<string, number>> = {};
@@ -79,19 +82,18 @@ function fixTrashWork(settings: Settings, force: boolean): UserWork {
         criteria,
         order,
         ...(settings.trashOrphanedRaws ? { orphanExtensions: extensions } : {}),
+        wholeGroup: settings.fixTrashWholeGroup,
       });
       logKept(report, log);
-      const moving = report.following + report.orphaned;
-      const share = report.active === 0 ? 0 : moving * 100 / report.active;
-      if (share > settings.fixTrashMaxPercent && !force) {
+      const refusal = force ? undefined : tooMany(report, settings.fixTrashMaxPercent, user.name);
+      if (refusal !== undefined) {
         for (const action of plan.actions) {
           log.info(literal(trashMessage(action, { dryRun: true })));
         }
         throw new RangeError(
-          `Cannot move ${moving} photos to the trash as they are ${percent(share)} % of the ` +
-            `${report.active} photos of ${user.name} outside the trash, more than ` +
-            `FIX_TRASH_MAX_PERCENT (${settings.fixTrashMaxPercent} %): check the list above, then ` +
-            "run stacksync fix-trash --force, or raise FIX_TRASH_MAX_PERCENT",
+          `${refusal}, more than FIX_TRASH_MAX_PERCENT (${settings.fixTrashMaxPercent} %): ` +
+            "check the list above, then run stacksync fix-trash --force, or raise " +
+            "FIX_TRASH_MAX_PERCENT",
         );
       }
       const fileNames = new Map<string, string>();
@@ -108,6 +110,30 @@ function fixTrashWork(settings: Settings, force: boolean): UserWork {
       };
     },
   };
+}
+
+/**
+ * Why a plan moves too much, or undefined: more than the share of the user's photos outside the
+ * trash, or, from one group, more than the share of its photos outside the trash beyond the shot
+ * of a photo in the trash (the worst such group is named).
+ */
+function tooMany(report: TrashReport, maxPercent: number, user: string): string | undefined {
+  const moving = report.following + report.orphaned;
+  const share = report.active === 0 ? 0 : moving * 100 / report.active;
+  if (share > maxPercent) {
+    return `Cannot move ${moving} photos to the trash as they are ${percent(share)} % of the ` +
+      `${report.active} photos of ${user} outside the trash`;
+  }
+  const shareOf = (group: TrashReport["beyondShot"][number]) => group.beyond * 100 / group.outside;
+  const worst = report.beyondShot.reduce<TrashReport["beyondShot"][number] | undefined>(
+    (worst, group) => worst === undefined || shareOf(group) > shareOf(worst) ? group : worst,
+    undefined,
+  );
+  if (worst === undefined || shareOf(worst) <= maxPercent) return undefined;
+  return `Cannot move ${worst.beyond} photos of the group of ${
+    worst.cause.map((asset) => asset.originalFileName).join(", ")
+  } to the trash as they are ${percent(shareOf(worst))} % of its ${worst.outside} photos ` +
+    "outside the trash and not the same shot as a photo in the trash";
 }
 
 /** A share for people: one decimal below 10 %, whole above. */
@@ -181,7 +207,12 @@ export const fixTrashCommand: Command = async (context) => {
     warnAboutTrashSettings(settings);
     const reports = await fixTrashPass(
       settings,
-      { signal: context.signal, sleep: context.sleep, journal },
+      {
+        signal: context.signal,
+        sleep: context.sleep,
+        journal,
+        locks: locksOf(context, "fix-trash"),
+      },
       context.options.force,
     );
     return outcomeOf(reports, settings.apiKeys.length);

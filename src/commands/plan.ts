@@ -10,9 +10,9 @@ import { Buffer } from "node:buffer";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { getLogger, type Logger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
-import type { ImmichClient } from "../api/immich.ts";
 import { ConfigError, planSettings } from "../config.ts";
 import { parseRules } from "../grouping/criteria.ts";
+import { NO_DELETION_LIMIT } from "../reconcile/deletions.ts";
 import { planUser } from "../plan_file/build.ts";
 import { writeAll } from "../log.ts";
 import {
@@ -23,10 +23,24 @@ import {
   type PlanUser,
 } from "../plan_file/format.ts";
 import { pageChunks } from "../review/page.ts";
-import { fetchThumbnails, picturesOf, pictureType } from "../review/thumbnails.ts";
-import { releaseMemory } from "../library.ts";
+import {
+  fetchThumbnails,
+  picturesOf,
+  pictureType,
+  type ThumbnailSource,
+} from "../review/thumbnails.ts";
+import {
+  checkPicturesFolder,
+  dropOtherPictures,
+  makePicturesFolder,
+} from "../review/pictures_folder.ts";
+import { isImmichId } from "../immich_id.ts";
+import { FILE_MODE, WRITE_PRIVATE } from "../private_files.ts";
+import { checkOwnFile, PLAN_FILE, REVIEW_PAGE } from "./_own_file.ts";
+import { releaseMemory } from "../memory.ts";
 import { groupingWork, runUsers, type UserWork } from "../run.ts";
-import { type Command, outcomeOf } from "./command.ts";
+import { outcomeOf } from "./_users.ts";
+import { type Command } from "./command.ts";
 
 /** Where the plan goes when `--out` is not given. */
 const DEFAULT_OUT = "plan.json";
@@ -48,9 +62,12 @@ async function checkFolder(path: string, what: string): Promise<void> {
   }
 }
 
-/** Writes a file piece by piece: a plan of 50 000 actions is never held as one text. */
+/**
+ * Writes a file piece by piece: a plan of 50 000 actions is never held as one text. A new file is
+ * owner-only; one stacksync wrote before keeps its mode.
+ */
 async function writeChunks(path: string, chunks: Iterable<string>): Promise<void> {
-  const file = await Deno.open(path, { write: true, create: true, truncate: true });
+  const file = await Deno.open(path, WRITE_PRIVATE);
   try {
     for (const chunk of chunks) writeAll(file, chunk);
   } finally {
@@ -61,8 +78,10 @@ async function writeChunks(path: string, chunks: Iterable<string>): Promise<void
 /** Pictures fetched between two {@linkcode releaseMemory} calls. */
 const PICTURES_PER_RELEASE = 500;
 
-/** The pictures an earlier plan left in the folder: named as {@linkcode Pictures} names them. */
-const PICTURE_FILE = /^[0-9A-Za-z-]{1,64}\.(webp|jpeg|png)$/;
+/** The folder of a page's pictures: beside it, named after it (plan.html: plan_files). */
+function picturesFolderOf(page: string): string {
+  return join(dirname(page), `${basename(page, extname(page))}_files`);
+}
 
 /** The review page's pictures: saved in the folder beside it, or kept for embedding. */
 class Pictures {
@@ -78,9 +97,9 @@ class Pictures {
    * @param max How many pictures at most, every user together.
    */
   constructor(page: string, embed: boolean, max: number) {
-    const name = `${basename(page, extname(page))}_files`;
-    this.#folder = embed ? undefined : join(dirname(page), name);
-    this.#prefix = encodeURIComponent(name);
+    const folder = picturesFolderOf(page);
+    this.#folder = embed ? undefined : folder;
+    this.#prefix = encodeURIComponent(basename(folder));
     this.#left = max;
   }
 
@@ -97,12 +116,12 @@ class Pictures {
    * @param log The user's logger.
    * @param signal Stops the fetching.
    */
-  async fetch(client: ImmichClient, user: PlanUser, log: Logger, signal: AbortSignal) {
+  async fetch(client: ThumbnailSource, user: PlanUser, log: Logger, signal: AbortSignal) {
     // Ids become file names: anything but Immich's UUIDs gets no picture.
-    const ids = picturesOf(user, this.#left).filter((id) => /^[0-9A-Za-z-]{1,64}$/.test(id));
+    const ids = picturesOf(user, this.#left).filter(isImmichId);
     this.#left -= ids.length;
     if (ids.length === 0) return;
-    if (this.#folder !== undefined) await Deno.mkdir(this.#folder, { recursive: true });
+    if (this.#folder !== undefined) await makePicturesFolder(this.#folder);
     let saved = 0;
     const result = await fetchThumbnails(client, ids, {
       log,
@@ -120,7 +139,7 @@ class Pictures {
           return;
         }
         const file = `${id}.${type}`;
-        await Deno.writeFile(join(this.#folder, file), bytes);
+        await Deno.writeFile(join(this.#folder, file), bytes, { mode: FILE_MODE });
         this.sources.set(id, `${this.#prefix}/${file}`);
       },
     });
@@ -130,16 +149,8 @@ class Pictures {
   /** Deletes the pictures of earlier plans from the folder, so that it holds this page's. */
   async dropOthers(): Promise<void> {
     if (this.#folder === undefined) return;
-    const kept = new Set([...this.sources.values()].map((source) => source.split("/").at(-1)));
-    try {
-      for await (const entry of Deno.readDir(this.#folder)) {
-        if (entry.isFile && PICTURE_FILE.test(entry.name) && !kept.has(entry.name)) {
-          await Deno.remove(join(this.#folder, entry.name));
-        }
-      }
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
+    const kept = new Set([...this.sources.values()].map((source) => source.split("/").at(-1)!));
+    await dropOtherPictures(this.#folder, kept);
   }
 }
 
@@ -165,11 +176,23 @@ export const planCommand: Command = async (context) => {
       "Cannot write the review page to standard output: name a file such as plan.html",
     );
   }
-  if (out !== "-") await checkFolder(out, "plan");
-  if (html !== undefined) await checkFolder(html, "review page");
+  // Nothing stacksync did not write is overwritten or emptied.
+  if (out !== "-") {
+    await checkFolder(out, "plan");
+    await checkOwnFile(out, PLAN_FILE);
+  }
+  if (html !== undefined) {
+    await checkFolder(html, "review page");
+    await checkOwnFile(html, REVIEW_PAGE);
+    if (!options.embedThumbnails) await checkPicturesFolder(picturesFolderOf(html));
+  }
   const criteria = parseRules(settings.criteria);
   return async () => {
-    const dry = { ...settings, dryRun: true };
+    const dry = {
+      ...settings,
+      dryRun: true,
+      ...(options.force ? { maxStackDeletions: NO_DELETION_LIMIT } : {}),
+    };
     // The file names every stack its actions touch, as read: an incremental pass holds only
     // the part of the library it plans again, so plan reads it all and keeps no cache.
     const inner = groupingWork(dry, criteria, {

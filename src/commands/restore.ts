@@ -9,19 +9,18 @@
  *
  * @module
  */
-import { ApiError } from "../api/http.ts";
-import { displayUrl } from "../shown_url.ts";
-import { neededPermissions } from "../api/immich.ts";
+import { ApiError } from "../api/errors.ts";
+import { displayUrl, serverKey } from "../shown_url.ts";
+import { neededPermissions } from "../api/permissions.ts";
 import { ConfigError } from "../config.ts";
 import { runUsers, type UserWork } from "../run.ts";
 import { type Backup, type BackupUser, parseBackup } from "../state/backup.ts";
+import { sessionOf } from "./_client.ts";
+import { locksOf, outcomeOf, planTargets } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
-  immichClientOf,
   journalingOf,
-  outcomeOf,
-  planTargets,
   readCommandFile,
   warnIfUnjournaled,
 } from "./command.ts";
@@ -59,7 +58,7 @@ async function matchUsers(
   const { settings, options } = context;
   const matched = new Map<string, BackupUser>();
   for (const apiKey of settings.apiKeys) {
-    const client = immichClientOf(context, apiKey);
+    const client = sessionOf(context, apiKey);
     try {
       const me = await client.me();
       const same = backup.users.find((user) => user.id === me.id);
@@ -122,7 +121,7 @@ export const restoreCommand: Command = async (context) => {
   const path = context.operand!;
   const backup = await readBackupFile(path);
   const server = displayUrl(settings.apiUrl);
-  if (backup.server !== server && !options.force) {
+  if (serverKey(backup.server) !== serverKey(server) && !options.force) {
     throw new ConfigError(
       `Cannot restore ${path} as it is a backup of ${backup.server}, not of API_URL: set ` +
         `API_URL to that server, or give --force if it is the same one: current value is ${server}`,
@@ -136,6 +135,7 @@ export const restoreCommand: Command = async (context) => {
       signal: context.signal,
       sleep: context.sleep,
       journal,
+      locks: locksOf(context, "restore"),
     });
     return outcomeOf(reports, settings.apiKeys.length);
   };

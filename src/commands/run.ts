@@ -1,22 +1,26 @@
 /**
  * `stacksync` and `stacksync run`: one pass, or passes in cron mode, journaled unless a dry run
- * or JOURNAL=false, each reading only what changed since the last one when the cache in
+ * or JOURNAL=false, stopping a user whose pass deletes more stacks than MAX_STACK_DELETIONS
+ * allows unless `--force`, each reading only what changed since the last one when the cache in
  * STATE_DIR allows it (docs/incremental.md). With FIX_TRASH_AFTER_STACKING each pass ends with a
  * fix-trash pass, journaled as a run of its own.
  *
  * @module
  */
 import { getLogger } from "@logtape/logtape";
-import { PassMemory, type ReadingOptions } from "../library.ts";
+import { PassMemory, type ReadingOptions } from "../reading/input.ts";
+import { NO_DELETION_LIMIT } from "../reconcile/deletions.ts";
 import { runCron, runPass } from "../run.ts";
 import { openStateFolder, StateError } from "../state/folder.ts";
+import { ConflictMemory } from "../state/named.ts";
+import { serverKey } from "../shown_url.ts";
 import { fixTrashPass, warnAboutTrashSettings } from "./fix_trash.ts";
+import { locksOf, outcomeOf } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
   type CommandOutcome,
   journalingOf,
-  outcomeOf,
   warnIfUnjournaled,
 } from "./command.ts";
 
@@ -32,18 +36,34 @@ export const runCommand: Command = async (context) => {
     warnIfUnjournaled(settings);
     if (fixTrash !== undefined) warnAboutTrashSettings(settings);
     warnAboutCache(settings, problem);
+    const cron = settings.runMode === "cron";
     const options = {
       signal: context.signal,
       sleep: context.sleep,
       journal,
-      reading: { ...reading, memory: new PassMemory(), cron: settings.runMode === "cron" },
+      reading: { ...reading, memory: new PassMemory(), cron },
+      locks: locksOf(context, "run", { wait: cron, unwritable: problem }),
     };
+    // Stacks left as they are are named once, across passes and, with a state folder, runs.
+    const named = new ConflictMemory({
+      ...(reading.stateDir === undefined ? {} : { stateDir: reading.stateDir }),
+      server: serverKey(settings.apiUrl),
+      write: reading.record,
+    });
     const keys = settings.apiKeys.length;
+    // --force is consent to delete past MAX_STACK_DELETIONS.
+    const stacking = context.options.force
+      ? { ...settings, maxStackDeletions: NO_DELETION_LIMIT }
+      : settings;
     const pass = async (): Promise<CommandOutcome> => {
-      const stacked = outcomeOf(await runPass(settings, options), keys);
+      const stacked = outcomeOf(await runPass(stacking, { ...options, named }), keys);
       if (fixTrash === undefined || context.signal.aborted) return stacked;
       const trashed = outcomeOf(
-        await fixTrashPass(settings, { ...options, journal: fixTrash.journal }),
+        await fixTrashPass(settings, {
+          ...options,
+          journal: fixTrash.journal,
+          locks: locksOf(context, "fix-trash", { wait: cron, unwritable: problem }),
+        }),
         keys,
       );
       return stacked === "ok" && trashed === "ok" ? "ok" : "failed";

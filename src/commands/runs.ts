@@ -1,10 +1,12 @@
 /**
  * `stacksync runs`: the recorded runs as a table, one row per run and user, oldest first, like
- * `restic snapshots`. It reads the state folder only.
+ * `restic snapshots`, each with how long it is kept (JOURNAL_KEEP, JOURNAL_KEEP_DAYS). It reads
+ * the state folder only.
  *
  * @module
  */
 import type { JournalSummary } from "../state/journal.ts";
+import { type Kept, keptRuns, type Retention } from "../state/retention.ts";
 import { undoneStatus } from "../undo/history.ts";
 import { columns } from "./_table.ts";
 import { type Command, stateFolderOf } from "./command.ts";
@@ -13,6 +15,7 @@ import { type Command, stateFolderOf } from "./command.ts";
  * The table of `stacksync runs`.
  *
  * @param summaries The journals' summaries, oldest run first.
+ * @param options How long runs are kept, and the time now.
  * @returns The lines: a header, then one row per run and user.
  *
  * @example Usage
@@ -28,13 +31,20 @@ import { type Command, stateFolderOf } from "./command.ts";
  *   run: "20261123-101500-123", command: "run", startedAt: "2026-11-23T10:15:00.123Z",
  *   finishedAt: "2026-11-23T10:15:04.000Z", server: "http://immich:2283/api",
  *   user: { id: "u1", name: "Ada" }, stacksync: "0.1.0", counts,
- * }]);
+ * }], { retention: { keep: 30, days: 30 }, now: new Date("2026-11-24T00:00:00.000Z") });
  * assert.equal(lines.length, 2);
- * assert.match(lines[1], /^20261123-101500-123 +2026-11-23 10:15:00 +run +Ada +http:\/\/immich:2283\/api +7 +1 +0 +0 +0 +0 +yes +no$/);
+ * assert.match(lines[1], /^20261123-101500-123 +2026-11-23 10:15:00 +run +Ada +http:\/\/immich:2283\/api +7 +1 +0 +0 +0 +0 +yes +no +until 2026-12-23 10:15$/);
  * ```
  */
-export function runsTable(summaries: readonly JournalSummary[]): string[] {
+export function runsTable(
+  summaries: readonly JournalSummary[],
+  options: { readonly retention: Retention; readonly now: Date },
+): string[] {
   const status = undoneStatus(summaries);
+  const ids = [...new Set(summaries.map((summary) => summary.run))];
+  const kept = new Map(
+    keptRuns(ids, options.retention, options.now).map((entry, index) => [ids[index], entry]),
+  );
   const rows = [[
     "ID",
     "STARTED (UTC)",
@@ -49,6 +59,7 @@ export function runsTable(summaries: readonly JournalSummary[]): string[] {
     "FAILED",
     "FINISHED",
     "UNDONE",
+    "KEPT",
   ]];
   for (const summary of summaries) {
     const { counts } = summary;
@@ -72,9 +83,17 @@ export function runsTable(summaries: readonly JournalSummary[]): string[] {
         ? `yes, ${counts.notDone} not done`
         : "yes",
       undone.by === undefined ? undone.status : `yes, by ${undone.by}`,
+      keptWords(kept.get(summary.run)!, options.retention),
     ]);
   }
   return columns(rows);
+}
+
+/** How long a run is kept, in the words of the KEPT column. */
+function keptWords(kept: Kept, retention: Retention): string {
+  if (kept.by === "age") return `until ${kept.until.slice(0, 16).replace("T", " ")}`;
+  if (kept.by === "count") return `as one of the last ${retention.keep}`;
+  return "no, the next run deletes it";
 }
 
 /** Prints the table of recorded runs. */
@@ -88,7 +107,12 @@ export const runsCommand: Command = async (context) => {
     if (found.length === 0) {
       context.stdout(`No runs recorded in ${folder.path}\n`);
     } else {
-      context.stdout(`${runsTable(found.map((journal) => journal.summary)).join("\n")}\n`);
+      const { settings } = context;
+      const table = runsTable(found.map((journal) => journal.summary), {
+        retention: { keep: settings.journalKeep, days: settings.journalKeepDays },
+        now: context.now(),
+      });
+      context.stdout(`${table.join("\n")}\n`);
     }
     return unreadable.length === 0 ? "ok" : "failed";
   };

@@ -7,8 +7,11 @@
  * @module
  */
 import { getLogger, type Logger } from "@logtape/logtape";
-import { displayUrl } from "../shown_url.ts";
-import { type ImmichClient, neededPermissions } from "../api/immich.ts";
+import { displayUrl, serverKey } from "../shown_url.ts";
+import type { Assets } from "../api/assets.ts";
+import { neededPermissions } from "../api/permissions.ts";
+import type { Stacks } from "../api/stacks.ts";
+import type { Trash } from "../api/trash.ts";
 import { ConfigError } from "../config.ts";
 import type { Outcome, Plan, Stack, TrashPlan, TrashWrite } from "../model.ts";
 import { MAX_NAME_LOOKUPS, runUsers, type UserWork } from "../run.ts";
@@ -16,12 +19,11 @@ import type { FoundJournal, StateFolder } from "../state/folder.ts";
 import { latestToUndo, undoneStatus } from "../undo/history.ts";
 import { type ChangedSince, type TrashMove, trashMoves, undoTargets } from "../undo/targets.ts";
 import { summarizeMoves } from "../trash/render.ts";
+import { locksOf, outcomeOf, planTargets } from "./_users.ts";
 import {
   type Command,
   type CommandContext,
   journalingOf,
-  outcomeOf,
-  planTargets,
   stateFolderOf,
   warnIfUnjournaled,
 } from "./command.ts";
@@ -119,7 +121,7 @@ function logResult(
  * The others changed after the run (or are gone for good) and are left as they are.
  */
 async function trashPlanOf(
-  client: ImmichClient,
+  client: Trash & Pick<Assets, "fileNames">,
   moves: readonly TrashMove[],
   log: Logger,
 ): Promise<TrashPlan> {
@@ -150,7 +152,7 @@ async function trashPlanOf(
 }
 
 /** Reads the stacks now, with every member's file name. */
-async function currentStacks(client: ImmichClient) {
+async function currentStacks(client: Pick<Stacks, "listStacks">) {
   const fileNames = new Map<string, string>();
   const stacks: Stack[] = await client.listStacks({ fileNames });
   return { stacks, fileNames };
@@ -253,7 +255,9 @@ export const undoCommand: Command = async (context) => {
   const { found, unreadable } = await folder.journals();
   const given = operand === undefined ? undefined : journalsOf(found, operand, folder.path);
   const server = displayUrl(settings.apiUrl);
-  const elsewhere = given?.find((journal) => journal.summary.server !== server);
+  const elsewhere = given?.find((journal) =>
+    serverKey(journal.summary.server) !== serverKey(server)
+  );
   if (elsewhere !== undefined && !options.force) {
     throw new ConfigError(
       `Cannot undo run ${elsewhere.summary.run} as it changed ${elsewhere.summary.server}, not ` +
@@ -277,6 +281,7 @@ export const undoCommand: Command = async (context) => {
       signal: context.signal,
       sleep: context.sleep,
       journal,
+      locks: locksOf(context, "undo"),
     });
     // A user the run changed whose key was not given is not undone: say so, and fail.
     const missed = (given ?? []).filter((journal) => !reached.has(journal.summary.user.id));

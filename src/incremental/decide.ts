@@ -1,16 +1,17 @@
 /**
  * Whether a pass reads the whole library or only what changed since the last one, and why, in
- * the words of the one line each pass logs. Pure: the shell (`src/library.ts`) gathers what is
- * known (the cache's header, the server's version and clock, the settings) and logs the answer.
+ * the words of the one line each pass logs. Pure: the shell (`src/reading/choose.ts`) gathers
+ * what is known (the cache's header, the server's version and clock, the settings) and logs the
+ * answer.
  *
  * @module
  */
 
 /**
- * How far before the last pass's start a pass looks for changes (ms): the search for changes
- * reads again what changed in this margin, so a change written while the last pass read (a
- * database transaction that ended after its read) and a server clock a little ahead of the
- * database's are not missed. Changes it reads again cost nothing but a place on a search page.
+ * How far before the last pass's watermark a pass looks for changes (ms of the server's data
+ * clock): the search for changes reads again what changed in this margin, so that a change the
+ * database dated before the watermark but committed after the last pass read (a transaction in
+ * flight) is not missed. Changes it reads again cost nothing but a place on a search page.
  */
 export const OVERLAP_MS = 300_000;
 
@@ -20,9 +21,17 @@ export interface CacheState {
   readonly settings: Readonly<Record<string, string>>;
   /** The Immich version the cache was read from, `major.minor.patch`. */
   readonly immich: string;
-  /** Server time of the last full pass's start, ms since the epoch. */
+  /** The watermark of the last full pass (server data time, ms since the epoch). */
   readonly fullPassAt: number;
-  /** Server time of the last pass's start, ms since the epoch. */
+  /**
+   * This computer's clock when the last full pass started (ms since the epoch): it can only
+   * bring a full pass forward, never hold one back.
+   */
+  readonly fullPassClock: number;
+  /**
+   * The server's data time the last pass's search began at, at the latest (ms since the epoch):
+   * the largest `updatedAt` it found, less the search's own duration.
+   */
   readonly watermark: number;
   /** Why the last pass did not finish cleanly; absent when it did. */
   readonly unfinished?: string;
@@ -45,8 +54,8 @@ export interface DecisionInput {
   readonly settings: Readonly<Record<string, string>>;
   /** The Immich version now. */
   readonly immich: string;
-  /** Server time now, ms since the epoch; undefined when the server dates no answer. */
-  readonly now?: number;
+  /** This computer's clock now, ms since the epoch. */
+  readonly now: number;
   /** FULL_PASS_INTERVAL, in seconds. */
   readonly fullPassInterval: number;
   /** INCREMENTAL_MAX_CHANGES. */
@@ -76,7 +85,14 @@ export type Decision =
  * import { decidePass, OVERLAP_MS } from "./decide.ts";
  *
  * const settings = { CRITERIA: "[]" };
- * const cache = { settings, immich: "3.1.0", fullPassAt: 0, watermark: 3_600_000, written: 0 };
+ * const cache = {
+ *   settings,
+ *   immich: "3.1.0",
+ *   fullPassAt: 0,
+ *   fullPassClock: 0,
+ *   watermark: 3_600_000,
+ *   written: 0,
+ * };
  * const limits = { fullPassInterval: 86400, maxChanges: 5000 };
  * assert.deepEqual(
  *   decidePass({ cache, settings, immich: "3.1.0", now: 7_200_000, ...limits }),
@@ -105,16 +121,8 @@ export function decidePass(input: DecisionInput): Decision {
   if (cache.unfinished !== undefined) {
     return full(`the last pass did not finish cleanly: ${cache.unfinished}`);
   }
-  if (input.now === undefined) {
-    return full("the server's answers carry no Date, so the time since the last pass is unknown");
-  }
-  const age = input.now - cache.fullPassAt;
-  if (age > input.fullPassInterval * 1000) {
-    return full(
-      `the last full pass was ${duration(age)} ago, more than FULL_PASS_INTERVAL ` +
-        `(${input.fullPassInterval} s)`,
-    );
-  }
+  const due = fullPassDue(cache, input.now, input.fullPassInterval);
+  if (due !== undefined) return full(due);
   // A pass that wrote a great deal (a first run) left the cache more to replay, and the server
   // more changes to find, than a full read costs.
   const wrote = tooManyChanges(
@@ -124,6 +132,50 @@ export function decidePass(input: DecisionInput): Decision {
   );
   if (wrote !== undefined) return full(wrote);
   return { kind: "incremental", since: cache.watermark - OVERLAP_MS };
+}
+
+/**
+ * Why a full pass is due by FULL_PASS_INTERVAL, or undefined. The age since the last full pass
+ * is measured on the server's data (how far its watermark moved since) and on this computer's
+ * clock; either one past the interval makes the pass full, and a clock that went back makes it
+ * full too. The computer's clock can only bring a full pass forward: a wrong one costs a read,
+ * never a change missed (docs/incremental.md, "Server time").
+ *
+ * @param cache The watermarks and clock of the last pass and the last full pass.
+ * @param now This computer's clock now, ms since the epoch.
+ * @param interval FULL_PASS_INTERVAL, in seconds.
+ * @returns The reason, or undefined.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { fullPassDue } from "./decide.ts";
+ *
+ * const cache = { fullPassAt: 0, fullPassClock: 0, watermark: 60_000 };
+ * assert.equal(fullPassDue(cache, 60_000, 3600), undefined);
+ * assert.equal(
+ *   fullPassDue({ ...cache, watermark: 7_200_000 }, 60_000, 3600),
+ *   "the server's data moved 2 h since the last full pass, more than FULL_PASS_INTERVAL (3600 s)",
+ * );
+ * assert.match(fullPassDue(cache, -1000, 3600) ?? "", /^this computer's clock went back/);
+ * ```
+ */
+export function fullPassDue(
+  cache: Pick<CacheState, "fullPassAt" | "fullPassClock" | "watermark">,
+  now: number,
+  interval: number,
+): string | undefined {
+  const limit = `more than FULL_PASS_INTERVAL (${interval} s)`;
+  const moved = cache.watermark - cache.fullPassAt;
+  if (moved > interval * 1000) {
+    return `the server's data moved ${duration(moved)} since the last full pass, ${limit}`;
+  }
+  const age = now - cache.fullPassClock;
+  if (age < 0) {
+    return `this computer's clock went back ${duration(-age)} since the last full pass`;
+  }
+  if (age > interval * 1000) return `the last full pass was ${duration(age)} ago, ${limit}`;
+  return undefined;
 }
 
 /** The names of the settings whose values differ, joined with commas; empty when none. */
@@ -214,4 +266,34 @@ export function tooManyChanges(
   return changed > max
     ? `${changed} assets ${how}, more than INCREMENTAL_MAX_CHANGES (${max})`
     : undefined;
+}
+
+/**
+ * The reason a pass turns full when an asset the last pass saw change is not found again as
+ * it was (`datedBack` of `src/incremental/library.ts`).
+ *
+ * @param back The asset, its `updatedAt` in the cache and now.
+ * @returns The reason.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { datedBackReason } from "./decide.ts";
+ *
+ * assert.equal(
+ *   datedBackReason({ id: "a1", was: 60_000, now: 0 }),
+ *   "the server's clock went back: asset a1, changed at 1970-01-01T00:01:00.000Z, is now dated " +
+ *     "1970-01-01T00:00:00.000Z",
+ * );
+ * ```
+ */
+export function datedBackReason(
+  back: { readonly id: string; readonly was: number; readonly now?: number },
+): string {
+  const was = new Date(back.was).toISOString();
+  return back.now === undefined
+    ? `asset ${back.id}, changed at ${was}, is no longer found by the search for changes: it ` +
+      "was deleted for good or locked, or the server's clock went back"
+    : `the server's clock went back: asset ${back.id}, changed at ${was}, is now dated ` +
+      new Date(back.now).toISOString();
 }

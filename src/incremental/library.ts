@@ -2,8 +2,8 @@
  * The user's library as an incremental pass keeps it between passes, compact enough to hold at
  * 200 000 assets and 48 500 stacks in about 11 MB: per asset its id, `updatedAt`, what the
  * searches find it as, and the hashes of its grouping buckets, in typed arrays, but no name;
- * stacks and groups as row numbers in pools (src/incremental/ids.ts keeps the ids). No I/O, clock or logger: `src/library.ts` reads the server, `src/state/cache.ts` the
- * disk.
+ * stacks and groups as row numbers in pools (src/incremental/ids.ts keeps the ids). No I/O,
+ * clock or logger: `src/reading/` reads the server, `src/state/cache*.ts` the disk.
  *
  * An incremental pass changes this library with what changed on the server, then finds the part
  * of the library that can plan differently than last time (the dirty region): the assets that
@@ -641,6 +641,56 @@ export interface MergedChanges {
   readonly removed: ReadonlySet<number>;
   /** The bucket hashes the changed rows had before. */
   readonly previousBuckets: ReadonlySet<number>;
+}
+
+/** A recent asset the search for changes did not find again as the cache knows it. */
+export interface DatedBack {
+  readonly id: string;
+  /** Its `updatedAt` in the cache. */
+  readonly was: number;
+  /** Its `updatedAt` now; undefined when the search did not find it. */
+  readonly now?: number;
+}
+
+/**
+ * Finds an asset that the search for changes should have found again and did not, as when the
+ * server's clock went back: every asset the cache knows changed at or after `since` (the user's,
+ * others', those seen outside the searches) is found again by a search from `since`, with the
+ * same `updatedAt` or a later one. One found with an earlier one, or not found at all (deleted
+ * for good, moved to the locked folder, or dated back before `since`), means the search may
+ * have missed changes dated back with it.
+ *
+ * @param library The library as the last pass left it (its writes applied).
+ * @param changes The assets the search for changes found.
+ * @param since Where that search started.
+ * @returns The first such asset, or undefined when every one was found again.
+ */
+export function datedBack(
+  library: Library,
+  changes: readonly AssetChange[],
+  since: number,
+): DatedBack | undefined {
+  const found = new Map(changes.map((change) => [change.id, change.updatedAt]));
+  const check = (id: string, was: number): DatedBack | undefined => {
+    if (was < since) return undefined;
+    const now = found.get(id);
+    if (now !== undefined && now >= was) return undefined;
+    return now === undefined ? { id, was } : { id, was, now };
+  };
+  for (let row = 0; row < library.rows; row++) {
+    if (library.flags[row] === REMOVED || library.updatedAt[row] < since) continue;
+    const back = check(idOf(library, row), library.updatedAt[row]);
+    if (back !== undefined) return back;
+  }
+  for (const [id, other] of library.others) {
+    const back = check(id, other.updatedAt);
+    if (back !== undefined) return back;
+  }
+  for (const [id, updatedAt] of library.seen) {
+    const back = check(id, updatedAt);
+    if (back !== undefined) return back;
+  }
+  return undefined;
 }
 
 /**

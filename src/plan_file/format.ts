@@ -307,9 +307,14 @@ export function parsePlanFile(text: string, name: string): PlanFile {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new SyntaxError(
-      `Cannot read the plan ${name} as it is not JSON: ${(error as Error).message}`,
-    );
+    // Deleting the line of a last action leaves the comma of the line before it.
+    try {
+      json = JSON.parse(withoutTrailingCommas(text));
+    } catch {
+      throw new SyntaxError(
+        `Cannot read the plan ${name} as it is not JSON: ${(error as Error).message}`,
+      );
+    }
   }
   const head = (typeof json === "object" && json !== null ? json : {}) as Record<string, unknown>;
   if (head.format !== PLAN_FORMAT) {
@@ -360,4 +365,42 @@ export function parsePlanFile(text: string, name: string): PlanFile {
     }
   }
   return plan;
+}
+
+/**
+ * JSON text without the commas that stand just before a `]` or `}` (spaces between), which
+ * JSON does not allow and deleting the last line of a list leaves; text in strings is kept.
+ *
+ * @param text JSON, perhaps with trailing commas.
+ * @returns The text without them.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { withoutTrailingCommas } from "./format.ts";
+ *
+ * assert.equal(withoutTrailingCommas('{"a":[1,\n],"b":",]"}'), '{"a":[1\n],"b":",]"}');
+ * ```
+ */
+export function withoutTrailingCommas(text: string): string {
+  let result = "";
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === "\\") i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') {
+      inString = true;
+    } else if (char === ",") {
+      let next = i + 1;
+      while (next < text.length && " \t\r\n".includes(text[next])) next++;
+      if (text[next] === "]" || text[next] === "}") {
+        result += text.slice(from, i);
+        from = i + 1;
+      }
+    }
+  }
+  return result + text.slice(from);
 }

@@ -17,7 +17,8 @@
  */
 
 import { getLogger, type Logger } from "@logtape/logtape";
-import { delay, isAccessDenied, PermanentError } from "../api/http.ts";
+import { delay } from "../api/delay.ts";
+import { isAccessDenied, PermanentError } from "../api/errors.ts";
 import { literal } from "../log.ts";
 import type {
   Action,
@@ -33,12 +34,22 @@ import type {
   SkipCause,
 } from "../model.ts";
 import { Lanes, pacer } from "./lanes.ts";
+import { nameConflicts, type NamedConflicts } from "./left_alone.ts";
 import { fileList, replaceDeletionMessage, unfetchedMessage, writeMessage } from "./render.ts";
+
+/** What a create is for, beyond its assets. */
+export interface CreateOptions {
+  /** The stack a grow adds photos to. */
+  readonly grows?: string;
+}
 
 /** The stack writes a plan needs, and the one read that checks a lost answer; the Immich client implements it. */
 export interface StackWriter {
-  /** `POST /stacks`: the first id becomes the primary. Resolves to the new stack. */
-  createStack(assetIds: readonly string[]): Promise<{ id: string }>;
+  /**
+   * `POST /stacks`: the first id becomes the primary. Resolves to the new stack. `grows` names
+   * the stack a grow adds photos to (the create merges it), so the journal counts an update.
+   */
+  createStack(assetIds: readonly string[], options?: CreateOptions): Promise<{ id: string }>;
   /** `PUT /stacks/{id}` with a new primary that is already a member. */
   updateStackPrimary(stackId: string, primaryAssetId: string): Promise<unknown>;
   /** `DELETE /stacks/{id}`: the assets stay, unstacked. */
@@ -96,6 +107,13 @@ export interface ApplyOptions {
    * could put it back, e.g. `stacksync undo puts it back` when the writes are journaled.
    */
   readonly recovery?: string;
+  /**
+   * The stacks left as they are that earlier passes named (`src/reconcile/left_alone.ts`):
+   * each is named at info again only when its reason changed, else at debug, and counted.
+   *
+   * @default {none: every one is named}
+   */
+  readonly namedConflicts?: NamedConflicts;
 }
 
 /**
@@ -142,7 +160,7 @@ export async function applyPlan(
   options: ApplyOptions,
 ): Promise<Outcome[]> {
   const logger = options.logger ?? getLogger(["stacksync", "reconcile"]);
-  logLeftAlone(plan, logger);
+  logLeftAlone(plan, logger, options.namedConflicts ?? new Map());
   if (options.dryRun) {
     for (const action of plan.actions) {
       logger.info(literal(writeMessage(action, { dryRun: true })), lineProperties(action));
@@ -598,7 +616,8 @@ class Run {
       };
     }
     try {
-      return { done: true, id: (await this.#writer.createStack(assetIds)).id };
+      const grows = before === undefined ? {} : { grows: before };
+      return { done: true, id: (await this.#writer.createStack(assetIds, grows)).id };
     } catch (error) {
       const detail = message(error);
       if (isAccessDenied(error)) {
@@ -777,23 +796,41 @@ function ownStacks(action: Action): string | undefined {
   }
 }
 
-/** What the plan leaves as it is: in-sync stacks at debug, conflicts at info. */
-function logLeftAlone(plan: Plan, logger: Logger): void {
+/**
+ * What the plan leaves as it is: in-sync stacks at debug; conflicts at info the first time, at
+ * debug once named (with one line at info counting those).
+ */
+function logLeftAlone(plan: Plan, logger: Logger, named: NamedConflicts): void {
   for (const entry of plan.inSync) {
     logger.debug("Stack {stackID} is in sync", { stackID: entry.stackId });
   }
-  for (const entry of plan.needsReplace) {
-    const stackIds = entry.stackIds.join(", ");
-    const why = entry.reason === "member-in-trash"
-      ? "adding photos to it would drop its members in the trash; restore or delete them, or " +
-        "set REPLACE_STACKS=true to replace it"
-      : "set REPLACE_STACKS=true to replace it";
-    logger.info(literal(`Left stack ${stackIds} as it is: ${why}`), {
-      stackID: entry.stackIds.join(","),
-      assetID: entry.assetIds[0],
-      filename: entry.context.assets[0]?.originalFileName,
-      reason: entry.reason,
-      assets: entry.assetIds.length,
-    });
+  const { name, known } = nameConflicts(plan.needsReplace, named);
+  for (const [level, entries] of [["info", name], ["debug", known]] as const) {
+    if (!logger.isEnabledFor(level)) continue;
+    for (const entry of entries) {
+      const stackIds = entry.stackIds.join(", ");
+      const why = entry.reason === "member-in-trash"
+        ? "adding photos to it would drop its members in the trash; restore or delete them, " +
+          "or set REPLACE_STACKS=true to replace it"
+        : "set REPLACE_STACKS=true to replace it";
+      logger[level](literal(`Left stack ${stackIds} as it is: ${why}`), {
+        stackID: entry.stackIds.join(","),
+        assetID: entry.assetIds[0],
+        filename: entry.context.assets[0]?.originalFileName,
+        reason: entry.reason,
+        assets: entry.assetIds.length,
+      });
+    }
   }
+  if (known.length === 0) return;
+  const [what, them] = known.length === 1
+    ? ["stack as it is", "it"]
+    : ["stacks as they are", "them"];
+  logger.info(
+    literal(
+      `Left ${known.length} ${what}, named in an earlier pass: set REPLACE_STACKS=true to ` +
+        `replace ${them}; LOG_LEVEL=debug names ${them} every pass`,
+    ),
+    { stacks: known.length },
+  );
 }

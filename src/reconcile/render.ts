@@ -342,16 +342,29 @@ class NameList {
 export function summarizePlan(plan: Plan): string {
   const counts = countPlan(plan);
   const kept = `${plural(counts.inSync, "stack")} in sync` +
-    (counts.needsReplace > 0
-      ? `, ${counts.needsReplace} ${needs(counts.needsReplace)} replace`
-      : "");
+    (counts.needsReplace > 0 ? `, ${needReplacing(counts.needsReplace)}` : "");
   if (plan.actions.length === 0) return `No changes: ${kept}`;
   return `Plan: ${counts.create} to create, ${counts.grow} to grow, ${counts.updatePrimary} to update, ` +
     `${counts.replace} to replace, ${counts.delete} to delete; ${kept}`;
 }
 
-function needs(count: number): string {
-  return count === 1 ? "needs" : "need";
+/**
+ * How many stacks need replacing (REPLACE_STACKS), as summaries say it.
+ *
+ * @param count How many.
+ * @returns The text, e.g. `1 needs replacing`, `6 need replacing`.
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { needReplacing } from "./render.ts";
+ *
+ * assert.equal(needReplacing(1), "1 needs replacing");
+ * assert.equal(needReplacing(6), "6 need replacing");
+ * ```
+ */
+export function needReplacing(count: number): string {
+  return `${count} ${count === 1 ? "needs" : "need"} replacing`;
 }
 
 /**

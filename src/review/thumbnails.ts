@@ -6,8 +6,9 @@
  * @module
  */
 import type { Logger } from "@logtape/logtape";
-import { ApiError } from "../api/http.ts";
-import type { ImmichClient } from "../api/immich.ts";
+import { ApiError } from "../api/errors.ts";
+import type { KeyPermissions } from "../api/permissions.ts";
+import type { Thumbnails } from "../api/thumbnails.ts";
 import type { PlanUser } from "../plan_file/format.ts";
 
 /** The permission `GET /assets/{id}/thumbnail` needs. */
@@ -51,6 +52,9 @@ export function picturesOf(user: PlanUser, max: number): string[] {
   return [...chosen];
 }
 
+/** What {@linkcode fetchThumbnails} reads of the client: the pictures, and the key's permissions. */
+export type ThumbnailSource = Thumbnails & Pick<KeyPermissions, "grantedPermissions">;
+
 /** Options of {@linkcode fetchThumbnails}. */
 export interface FetchThumbnailsOptions {
   /** Receives each picture as it arrives. */
@@ -86,7 +90,7 @@ export interface FetchedThumbnails {
  * @returns How many came, failed, and whether the key was refused.
  */
 export async function fetchThumbnails(
-  client: ImmichClient,
+  client: ThumbnailSource,
   assetIds: readonly string[],
   options: FetchThumbnailsOptions,
 ): Promise<FetchedThumbnails> {

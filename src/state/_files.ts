@@ -6,14 +6,19 @@
  */
 import { createGzip } from "node:zlib";
 import { writeAll } from "../log.ts";
+import { openPrivate } from "../private_files.ts";
+import type { Summer } from "./_checksum.ts";
+
+const encoder = new TextEncoder();
 
 /**
- * Replaces a file's content atomically: written beside it, flushed to disk, then renamed over it,
- * so a reader sees the old or the new content, never a part.
+ * Replaces a file's content atomically: written beside it (owner-only), flushed to disk, then renamed over it,
+ * so a reader sees the old or the new content, never a part. The temporary name is the process's
+ * own: two processes making the same folder at once do not rename each other's file away.
  */
 export async function replaceFile(path: string, text: string): Promise<void> {
-  const temporary = `${path}.tmp`;
-  const file = await Deno.open(temporary, { write: true, create: true, truncate: true });
+  const temporary = `${path}.${crypto.randomUUID()}.tmp`;
+  const file = await openPrivate(temporary);
   try {
     writeAll(file, text);
     await file.syncData();
@@ -29,11 +34,16 @@ export async function replaceFile(path: string, text: string): Promise<void> {
  */
 export class ChunkedText {
   readonly #target: () => { writeSync(bytes: Uint8Array): number };
+  readonly #sum: Summer | undefined;
   #text = "";
 
-  /** @param target The file, asked for at the first chunk (a delta opens its file then). */
-  constructor(target: () => { writeSync(bytes: Uint8Array): number }) {
+  /**
+   * @param target The file, asked for at the first chunk (a delta opens its file then).
+   * @param sum Adds up what is written (the cache's files).
+   */
+  constructor(target: () => { writeSync(bytes: Uint8Array): number }, sum?: Summer) {
     this.#target = target;
+    this.#sum = sum;
   }
 
   /** Adds text; writes what gathered once it reaches 64 KB. */
@@ -45,7 +55,9 @@ export class ChunkedText {
   /** Writes what gathered. */
   flush(): void {
     if (this.#text === "") return;
-    writeAll(this.#target(), this.#text);
+    const bytes = encoder.encode(this.#text);
+    this.#sum?.add(bytes);
+    writeAll(this.#target(), bytes);
     this.#text = "";
   }
 }
@@ -67,7 +79,7 @@ export async function gzipFile(source: string, target: string): Promise<void> {
   const temporary = `${target}.tmp`;
   const input = await Deno.open(source, { read: true });
   try {
-    const output = await Deno.open(temporary, { write: true, create: true, truncate: true });
+    const output = await openPrivate(temporary);
     try {
       const gzip = createGzip({ level: GZIP_LEVEL });
       // The first failure wins: a failed write to the disk destroys gzip, failing the next piece.

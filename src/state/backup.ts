@@ -10,6 +10,7 @@ import { z } from "zod";
 import { stackSchemaOf } from "../stack_schema.ts";
 import type { RecordedStack } from "./journal.ts";
 import { writeAll } from "../log.ts";
+import { openPrivate } from "../private_files.ts";
 
 /** The format name of backup files. */
 export const BACKUP_FORMAT = "stacksync-backup";
@@ -123,7 +124,7 @@ export function* backupText(backup: Backup): Generator<string> {
  */
 export async function writeBackupFile(path: string, backup: Backup): Promise<void> {
   const temporary = `${path}.tmp`;
-  const file = await Deno.open(temporary, { write: true, create: true, truncate: true });
+  const file = await openPrivate(temporary);
   try {
     for (const piece of backupText(backup)) writeAll(file, piece);
     await file.syncData();

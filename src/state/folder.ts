@@ -16,9 +16,11 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { ConfigError } from "../config.ts";
 import { exists, gzipFile, replaceFile } from "./_files.ts";
+import { keptRuns, type Retention, runStart } from "./retention.ts";
+import { FILE_MODE, FOLDER_MODE } from "../private_files.ts";
 import {
   EmptyJournalError,
   type JournalCommand,
@@ -31,6 +33,7 @@ import {
   UserJournal,
   writeSummary,
 } from "./journal.ts";
+import { userLocked } from "./lock.ts";
 
 /** The format of the folder's marker file. */
 export const STATE_FORMAT = "stacksync-state";
@@ -74,6 +77,8 @@ export interface RunStart {
 /** The journals of one run: one per user, each created at its user's first write. */
 export interface RunJournal {
   readonly id: string;
+  /** After every user: removes the run's folder when no journal was written in it. */
+  end(): Promise<void>;
   /**
    * The journal of one user.
    *
@@ -106,8 +111,11 @@ export interface StateFolder {
   journals(): Promise<{ found: FoundJournal[]; unreadable: UnreadableJournal[] }>;
   /** Reads one journal whole. */
   read(journal: FoundJournal): Promise<JournalContents>;
-  /** Deletes the oldest runs beyond the newest `keep`; runs still being written stay. */
-  prune(keep: number): Promise<void>;
+  /**
+   * Deletes the runs the retention does not keep (older than its days and not among its newest
+   * runs); runs still being written stay.
+   */
+  prune(retention: Retention, now: Date): Promise<void>;
   /** A new file name for a backup in `backups/`, the folder created. */
   backupPath(now: Date): Promise<string>;
 }
@@ -149,7 +157,10 @@ export async function openStateFolder(
     }
   }
   const folder = stateFolder(path);
-  if (options.write) await recoverInterrupted(path);
+  if (options.write) {
+    await tightenFolders(path);
+    await recoverInterrupted(path);
+  }
   return folder;
 }
 
@@ -180,9 +191,9 @@ function checkMarker(text: string, path: string): void {
 /** Creates the folder and its marker, and proves that a journal can be written there. */
 async function createFolder(path: string): Promise<void> {
   try {
-    await Deno.mkdir(join(path, RUNS), { recursive: true });
+    await Deno.mkdir(join(path, RUNS), { recursive: true, mode: FOLDER_MODE });
     const probe = join(path, RUNS, `.probe-${crypto.randomUUID()}`);
-    await Deno.writeTextFile(probe, "");
+    await Deno.writeTextFile(probe, "", { mode: FILE_MODE });
     await Deno.remove(probe);
     await replaceFile(
       join(path, MARKER),
@@ -194,6 +205,62 @@ async function createFolder(path: string): Promise<void> {
         "writable, set STATE_DIR to another folder, or set JOURNAL=false to run without undo",
       { cause: error },
     );
+  }
+}
+
+/** The folders stacksync makes in STATE_DIR: the journals, backups and the cache. */
+const OWN_FOLDERS = [RUNS, BACKUPS, "cache"];
+
+/**
+ * Makes the folders stacksync made in STATE_DIR owner-only where a stacksync before 0700 left
+ * them open to others: what they hold (journals and backups of 0644) is then the owner's alone.
+ * Only ever tightens; STATE_DIR itself may be the user's own folder and is left as it is.
+ */
+async function tightenFolders(path: string): Promise<void> {
+  if (Deno.build.os === "windows") return;
+  for (const name of OWN_FOLDERS) {
+    const folder = join(path, name);
+    try {
+      const { mode, isDirectory } = await Deno.lstat(folder);
+      if (isDirectory && mode !== null && (mode & 0o077) !== 0) {
+        await Deno.chmod(folder, mode & FOLDER_MODE);
+      }
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) {
+        throw new StateError(
+          `Cannot make ${folder} of STATE_DIR owner-only: ${reason(error)}`,
+          { cause: error },
+        );
+      }
+    }
+  }
+}
+
+/**
+ * The id of a run starting now, its folder made so that no other process takes it: the start
+ * time, or the millisecond after the newest run of the folder when that is not earlier (ids
+ * sort in start order, also after a folder dated ahead of now, which costs nothing). A folder
+ * that cannot be made leaves the id unreserved: the journal says why at its first write.
+ *
+ * @param path STATE_DIR.
+ * @param now The start time.
+ * @param last The id this process gave last.
+ * @returns The id.
+ */
+async function reserveRunId(path: string, now: Date, last: string | undefined): Promise<string> {
+  const runs = join(path, RUNS);
+  const newest = [last, ...(await runIds(path))].filter((id) => id !== undefined).sort().at(-1);
+  let time = newest === undefined ? now.getTime() : Math.max(now.getTime(), runStart(newest) + 1);
+  for (;;) {
+    const id = runIdOf(new Date(time));
+    try {
+      await Deno.mkdir(runs, { recursive: true, mode: FOLDER_MODE });
+      await Deno.mkdir(join(runs, id), { mode: FOLDER_MODE });
+      return id;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) return id;
+      time++;
+    }
   }
 }
 
@@ -221,8 +288,13 @@ async function runIds(path: string): Promise<string[]> {
     .sort();
 }
 
-/** Whether another process holds the journal (it is still being written). */
-function inUse(path: string): boolean {
+/**
+ * Whether another process holds the journal (it is still being written): its own lock, or the
+ * lock of its user, which the process takes before it creates the journal (src/state/lock.ts).
+ */
+function inUse(stateDir: string, path: string): boolean {
+  const user = JOURNAL.exec(basename(path))?.[1];
+  if (user !== undefined && userLocked(stateDir, user)) return true;
   let file: Deno.FsFile | undefined;
   try {
     file = Deno.openSync(path, { read: true, write: true });
@@ -256,7 +328,7 @@ async function recoverInterrupted(path: string): Promise<void> {
   for (const run of await runIds(path)) {
     const runPath = join(path, RUNS, run);
     for (const [user, file] of await journalFiles(runPath)) {
-      if (!file.endsWith(".jsonl") || inUse(file)) continue;
+      if (!file.endsWith(".jsonl") || inUse(path, file)) continue;
       try {
         const summaryPath = join(runPath, `${user}.json`);
         if (!(await exists(`${file}.gz`))) {
@@ -299,18 +371,15 @@ function stateFolder(path: string): StateFolder {
   return {
     path,
     async startRun(start) {
-      // Ids must sort in start order even when two runs start in the same millisecond.
-      const newest = [lastRun, ...(await runIds(path))].filter((id) => id !== undefined).sort()
-        .at(-1);
-      let time = start.now();
-      while (newest !== undefined && runIdOf(time) <= newest) {
-        time = new Date(time.getTime() + 1);
-      }
-      const id = runIdOf(time);
+      const id = await reserveRunId(path, start.now(), lastRun);
       lastRun = id;
       const startedAt = start.now().toISOString();
       return {
         id,
+        async end() {
+          // Only an empty folder goes: a run that wrote nothing leaves nothing.
+          await Deno.remove(join(runsPath, id)).catch(() => {});
+        },
         forUser(user, stacks, undoes) {
           const header: JournalHeader = {
             run: id,
@@ -356,18 +425,30 @@ function stateFolder(path: string): StateFolder {
     read(journal) {
       return readJournal(journal.path);
     },
-    async prune(keep) {
-      const ids = await runIds(path);
-      for (const run of ids.slice(0, Math.max(0, ids.length - keep))) {
+    async prune(retention, now) {
+      // A run's folder is made when it starts: one without a journal (a run of another process
+      // that has not written yet, or one killed before its first write) takes no place among the
+      // kept, and goes once older than the oldest kept run (a run still going makes it again).
+      const all = await runIds(path);
+      const ids: string[] = [];
+      for (const run of all) if ((await journalFiles(join(runsPath, run))).size > 0) ids.push(run);
+      const kept = keptRuns(ids, retention, now);
+      const oldestKept = ids.find((_, index) => kept[index].by !== "none");
+      for (const run of all) {
+        const index = ids.indexOf(run);
+        const goes = index >= 0
+          ? kept[index].by === "none"
+          : oldestKept !== undefined && run < oldestKept;
+        if (!goes) continue;
         const runPath = join(runsPath, run);
         const files = [...(await journalFiles(runPath)).values()];
-        if (files.some((file) => file.endsWith(".jsonl") && inUse(file))) continue;
+        if (files.some((file) => file.endsWith(".jsonl") && inUse(path, file))) continue;
         await Deno.remove(runPath, { recursive: true });
       }
     },
     async backupPath(now) {
       const folder = join(path, BACKUPS);
-      await Deno.mkdir(folder, { recursive: true });
+      await Deno.mkdir(folder, { recursive: true, mode: FOLDER_MODE });
       return join(folder, `${runIdOf(now)}.json`);
     },
   };

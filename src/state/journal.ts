@@ -20,6 +20,7 @@ import type { StackWriter } from "../reconcile/apply.ts";
 import type { TrashWriter } from "../trash/apply.ts";
 import { writeAll } from "../log.ts";
 import { ChunkedText, readLines, replaceFile } from "./_files.ts";
+import { FILE_MODE, FOLDER_MODE } from "../private_files.ts";
 
 /** The format name of journal files. */
 export const JOURNAL_FORMAT = "stacksync-journal";
@@ -83,7 +84,8 @@ export interface RecordedStack {
 
 /** One write as it was about to be sent. */
 export type WriteIntent =
-  | { readonly op: "create"; readonly assetIds: readonly string[] }
+  /** `grows`: the stack a grow added the photos to (the create merged it); counted an update. */
+  | { readonly op: "create"; readonly assetIds: readonly string[]; readonly grows?: string }
   | { readonly op: "update-primary"; readonly stackId: string; readonly primaryAssetId: string }
   | { readonly op: "delete"; readonly stackId: string }
   /** Photos moved to the trash (`DELETE /assets`, never for good). */
@@ -214,6 +216,7 @@ const intentSchema = z.discriminatedUnion("op", [
     seq: z.number(),
     op: z.literal("create"),
     assetIds: z.array(z.string()),
+    grows: z.string().optional(),
   }),
   z.object({
     type: z.literal("intent"),
@@ -260,11 +263,15 @@ const NO_WRITES = {
   unknown: 0,
 };
 
-/** Counts one write done: a stack write once, a move to or from the trash by its photos. */
+/**
+ * Counts one write done: a stack write once (a grow as an update, as the run's summary counts
+ * it), a move to or from the trash by its photos.
+ */
 function countDone(counts: typeof NO_WRITES, intent: WriteIntent): void {
   switch (intent.op) {
     case "create":
-      counts.created++;
+      if (intent.grows === undefined) counts.created++;
+      else counts.updated++;
       break;
     case "update-primary":
       counts.updated++;
@@ -355,10 +362,13 @@ export class UserJournal {
     if (this.#closed) throw new JournalError("Cannot write to a closed journal");
     const { path, header } = this.#options;
     try {
-      Deno.mkdirSync(dirname(path), { recursive: true });
-      const file = Deno.openSync(path, { write: true, createNew: true });
+      Deno.mkdirSync(dirname(path), { recursive: true, mode: FOLDER_MODE });
+      const file = Deno.openSync(path, { write: true, createNew: true, mode: FILE_MODE });
       // Held until the journal closes, so a later start does not take it for an interrupted one.
-      file.tryLockSync(true);
+      // Waited for, never skipped: another process that asks whether the journal is in use
+      // holds the lock for that instant (src/state/folder.ts), and its user's lock, held by this
+      // process since before the file existed, already told it so.
+      file.lockSync(true);
       this.#file = file;
       this.#write({ type: "journal", format: JOURNAL_FORMAT, version: JOURNAL_VERSION, ...header });
       this.#writeStacks();
@@ -629,8 +639,12 @@ export function journalWrites(
     return result;
   };
   return {
-    createStack: (assetIds) =>
-      send({ op: "create", assetIds }, () => writer.createStack(assetIds), (stack) => stack),
+    createStack: (assetIds, options) =>
+      send(
+        { op: "create", assetIds, ...options?.grows === undefined ? {} : { grows: options.grows } },
+        () => writer.createStack(assetIds),
+        (stack) => stack,
+      ),
     updateStackPrimary: (stackId, primaryAssetId) =>
       send(
         { op: "update-primary", stackId, primaryAssetId },

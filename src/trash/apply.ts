@@ -7,7 +7,8 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { literal } from "../log.ts";
-import { delay, isAccessDenied } from "../api/http.ts";
+import { delay } from "../api/delay.ts";
+import { isAccessDenied } from "../api/errors.ts";
 import type { Outcome, SkipCause, TrashPlan, TrashWrite } from "../model.ts";
 import type { ApplyOptions } from "../reconcile/apply.ts";
 import { Lanes, pacer } from "../reconcile/lanes.ts";

@@ -3,12 +3,13 @@
  *
  * Step 1 follows the trash: the photos outside the trash and the photos in it are grouped
  * together by CRITERIA, as a stacking pass would group them (the default rules by the files of
- * one shot and the versions of a photo only: a burst frame or a bracket exposure in the trash is
- * not the whole burst), and every photo outside the trash
- * whose group holds a photo in the trash goes there too (the RAW and the edits of a JPEG the
- * user deleted). Two exceptions keep what the user meant to keep: a photo in the trash that has
- * a copy outside it (same file name, capture times at most 1 s apart: the user deleted one of
- * two uploads) is not followed, and an archived photo never goes.
+ * one shot and the versions of a photo only, never a burst or a bracket), and every photo outside
+ * the trash that is the same shot (`shot.ts`) as a photo in the trash of its group goes there too
+ * (the RAW and the edits of a JPEG the user deleted), never another frame of a burst the CRITERIA
+ * group with it; with `wholeGroup` (FIX_TRASH_WHOLE_GROUP, immich-stack's way) every photo of such a
+ * group goes. Two exceptions keep what the user meant to keep: a photo in the trash that has a
+ * copy outside it (same file name, capture times at most 1 s apart: the user deleted one of two
+ * uploads) is not followed, and an archived photo never goes.
  *
  * Step 2 (TRASH_ORPHANED_RAWS) adds RAW files left without a developed photo: grouped with the
  * photos outside the trash, a RAW whose group holds only RAW files, or that groups with nothing
@@ -23,8 +24,9 @@ import { parseTime } from "../grouping/_extract.ts";
 import { compare, groupAssets } from "../grouping/group.ts";
 import type { ParentOrder } from "../promotion/parent.ts";
 import { extensionOf, isRaw } from "./raw.ts";
+import { sameShot } from "./shot.ts";
 
-/** With the default rules, fix-trash follows a shot and its versions, never a burst. */
+/** The default rules group a shot and its versions for fix-trash, never a burst. */
 const SAME_SHOT = { sameShot: true } as const;
 
 /** Capture times of two copies of one photo differ by at most this much. */
@@ -47,6 +49,25 @@ export interface TrashInput {
   readonly order: ParentOrder;
   /** TRASH_ORPHANED_RAWS: the RAW extensions it may move; undefined when it is off. */
   readonly orphanExtensions?: ReadonlySet<string>;
+  /**
+   * FIX_TRASH_WHOLE_GROUP: a photo in the trash takes its whole group along, not only its shot.
+   *
+   * @default {false}
+   */
+  readonly wholeGroup?: boolean;
+}
+
+/**
+ * A group from which photos that are not the same shot as a photo in the trash would go (only
+ * with `wholeGroup`): FIX_TRASH_MAX_PERCENT holds for each group as for the whole library.
+ */
+export interface BeyondShot {
+  /** The group's photos in the trash, cover first. */
+  readonly cause: readonly AssetLabel[];
+  /** Photos that would go and are not the same shot as any of them. */
+  readonly beyond: number;
+  /** The group's photos outside the trash. */
+  readonly outside: number;
 }
 
 /** What {@linkcode planTrash} decided besides the plan, for the log and the summary. */
@@ -63,6 +84,8 @@ export interface TrashReport {
   readonly archivedKept: readonly AssetLabel[];
   /** RAW files without a developed photo in their group that a stack keeps. */
   readonly stackedRawsKept: readonly AssetLabel[];
+  /** The groups from which photos beyond the shot of a photo in the trash would go. */
+  readonly beyondShot: readonly BeyondShot[];
 }
 
 /** What goes to the trash, and why the rest stays. */
@@ -75,28 +98,33 @@ export interface TrashDecision {
  * Plans fix-trash for one user.
  *
  * Actions come one per group: the photos that follow the photos in the trash of that group
- * (cover first), in group order; then the orphaned RAW files, one action per group of them.
- * A photo is in one action at most.
+ * (cover first), in group order, with the photos in the trash they follow; then the orphaned
+ * RAW files, one action per group of them. A photo is in one action at most.
  *
  * @param input The user's photos in and out of the trash, stacks, criteria and options.
  * @returns The plan and the report.
  *
- * @example The RAW of a JPEG in the trash follows it; a copy outside the trash stops it
+ * @example The RAW of a JPEG in the trash follows it; a copy outside the trash stops it; the
+ *   other frames of a burst stay
  * ```ts
  * import assert from "node:assert/strict";
  * import { planTrash } from "./plan.ts";
- * import { DEFAULT_CRITERIA } from "../grouping/criteria.ts";
+ * import { parseCriteria } from "../grouping/criteria.ts";
  * import { createParentOrder } from "../promotion/parent.ts";
  * import type { Asset } from "../model.ts";
  *
  * const photo = (id: string, originalFileName: string, localDateTime: string) =>
  *   ({ id, originalFileName, localDateTime, isArchived: false }) as Asset;
  * const t = "2024-05-01T10:00:00.000Z";
+ * const u = "2024-05-01T10:05:00.400Z";
  * const { plan, report } = planTrash({
- *   active: [photo("a", "IMG_1.dng", t), photo("b", "IMG_2.dng", t), photo("c", "IMG_2.jpg", t)],
- *   trashed: [photo("x", "IMG_1.jpg", t), photo("y", "IMG_2.jpg", t)],
+ *   active: [
+ *     photo("a", "IMG_1.dng", t), photo("b", "IMG_2.dng", t), photo("c", "IMG_2.jpg", t),
+ *     photo("f1", "F1.jpg", u), photo("f3", "F3.jpg", u),
+ *   ],
+ *   trashed: [photo("x", "IMG_1.jpg", t), photo("y", "IMG_2.jpg", t), photo("f2", "F2.jpg", u)],
  *   stacks: [],
- *   criteria: DEFAULT_CRITERIA,
+ *   criteria: parseCriteria([{ key: "localDateTime", delta: { milliseconds: 1000 } }]),
  *   order: createParentOrder({ filenamePromote: [], extPromote: [".jpg"] }),
  * });
  * assert.deepEqual(plan.actions.map((action) => action.assetIds), [["a"]]);
@@ -121,19 +149,29 @@ export function planTrash(input: TrashInput): TrashDecision {
   const actions: TrashAction[] = [];
   const claimed = new Set<string>();
   const archivedKept: Asset[] = [];
+  const beyondShot: BeyondShot[] = [];
   if (triggers.length > 0) {
     const grouping = groupAssets([...triggers, ...active], input.criteria, SAME_SHOT);
     for (const group of grouping.groups) {
       if (!group.assets.some((asset) => inTrash.has(asset.id))) continue;
       const ordered = order.promote(group).assets;
-      const cause = ordered.filter((asset) => inTrash.has(asset.id));
+      const inGroup = ordered.filter((asset) => inTrash.has(asset.id));
+      const outside = ordered.filter((asset) => !inTrash.has(asset.id));
+      const shotOf = (asset: Asset) => inGroup.filter((trashed) => sameShot(trashed, asset));
+      const follows = outside.filter((asset) => input.wholeGroup || shotOf(asset).length > 0);
       const following: Asset[] = [];
-      for (const asset of ordered) {
-        if (inTrash.has(asset.id)) continue;
+      for (const asset of follows) {
         if (asset.isArchived !== false) archivedKept.push(asset);
         else following.push(asset);
       }
       if (following.length === 0) continue;
+      // The photos in the trash they follow: those of their shots, or the group's every one.
+      const causes = new Set(following.flatMap((asset) => shotOf(asset)));
+      const cause = input.wholeGroup ? inGroup : inGroup.filter((asset) => causes.has(asset));
+      const beyond = following.filter((asset) => shotOf(asset).length === 0).length;
+      if (beyond > 0) {
+        beyondShot.push({ cause: inGroup.map(label), beyond, outside: outside.length });
+      }
       for (const asset of following) claimed.add(asset.id);
       actions.push({
         kind: "trash",
@@ -170,6 +208,7 @@ export function planTrash(input: TrashInput): TrashDecision {
       notFollowed: notFollowed.map(label),
       archivedKept: archivedKept.map(label),
       stackedRawsKept: stackedRawsKept.map(label),
+      beyondShot,
     },
   };
 }

@@ -36,7 +36,7 @@ const MAX_NAMES = 10;
  * } as const;
  * assert.equal(
  *   trashMessage(action, { dryRun: true }),
- *   "[DRY RUN] Would move to the trash: IMG_1.dng (they group with IMG_1.jpg, in the trash)",
+ *   "[DRY RUN] Would move to the trash: IMG_1.dng (it groups with IMG_1.jpg, in the trash)",
  * );
  * ```
  */
@@ -48,11 +48,11 @@ export function trashMessage(action: TrashWrite, options: { readonly dryRun: boo
     ? "[DRY RUN] Would move to the trash"
     : "Moved to the trash";
   switch (action.reason) {
-    case "follows-trashed":
-      return `${verb}: ${names} (they group with ${
-        nameList(action.context.cause ?? [], MAX_NAMES)
-      }, ` +
-        "in the trash)";
+    case "follows-trashed": {
+      const they = action.assetIds.length === 1 ? "it groups" : "they group";
+      const cause = nameList(action.context.cause ?? [], MAX_NAMES);
+      return `${verb}: ${names} (${they} with ${cause}, in the trash)`;
+    }
     case "orphaned-raw":
       return `${verb}: ${names} (RAW without a developed photo in its group or stack)`;
     case "undo":
@@ -74,6 +74,7 @@ export function trashMessage(action: TrashWrite, options: { readonly dryRun: boo
  *
  * const report = {
  *   active: 100, following: 3, orphaned: 0, notFollowed: [], archivedKept: [], stackedRawsKept: [],
+ *   beyondShot: [],
  * };
  * assert.equal(
  *   summarizeTrash(report),

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { serverKey } from "../shown_url.ts";
 import type { JournalSummary } from "../state/journal.ts";
 
 /** Whether a run is undone for a user: `yes` (by `by`), `partly` (an undo was incomplete), `no`. */
@@ -87,7 +88,8 @@ export function undoneStatus(
  *
  * @param summaries Every journal's summary.
  * @param userId The user.
- * @param server The server, as journals record it.
+ * @param server The server, as journals record it; one recorded with or without `/api` is the
+ *   same server ({@linkcode serverKey}).
  * @returns The summary of the run to undo, or undefined.
  */
 export function latestToUndo(
@@ -96,9 +98,11 @@ export function latestToUndo(
   server: string,
 ): JournalSummary | undefined {
   const status = undoneStatus(summaries);
+  const key = serverKey(server);
   return summaries
     .filter((summary) =>
-      summary.user.id === userId && summary.server === server && summary.command !== "undo" &&
+      summary.user.id === userId && serverKey(summary.server) === key &&
+      summary.command !== "undo" &&
       status(summary).status !== "yes"
     )
     .sort((a, b) => (a.run < b.run ? -1 : a.run > b.run ? 1 : 0))
