@@ -115,7 +115,7 @@ Deno.test("main.ts without CRITERIA stacks every case of the corpus as expected,
   );
 });
 
-Deno.test("main.ts fix-trash without CRITERIA follows a shot and its versions, never a burst", async () => {
+Deno.test("main.ts fix-trash without CRITERIA follows a shot and its edits of its time, never a burst", async () => {
   await using server = await startImmichServer();
   const user = server.addUser({ name: "Ada" });
   const key = server.addKey(user.id);
@@ -123,7 +123,9 @@ Deno.test("main.ts fix-trash without CRITERIA follows a shot and its versions, n
     server.addAsset(user.id, { originalFileName: name, localDateTime: at, ...more }).id;
   add("IMG_0100.JPG", "2024-05-01T10:00:00.000Z", { isTrashed: true });
   const raw = add("IMG_0100.CR3", "2024-05-01T10:00:00.000Z");
-  const edit = add("IMG_0100-edited.jpg", "2024-05-03T18:00:00.000Z");
+  const edit = add("IMG_0100-Edit.jpg", "2024-05-01T10:00:00.000Z");
+  // Grouped with the shot by the default rules, but not of its time: not the same shot.
+  const later = add("IMG_0100-edited.jpg", "2024-05-03T18:00:00.000Z");
   const frames = ["IMG_0101", "IMG_0102", "IMG_0103"].map((name, i) =>
     add(`${name}.JPG`, `2024-05-01T10:00:00.${3 + i}00Z`, i === 0 ? { isTrashed: true } : {})
   );
@@ -141,6 +143,6 @@ Deno.test("main.ts fix-trash without CRITERIA follows a shot and its versions, n
     server.assets(user.id).filter((asset) => asset.isTrashed).map((asset) => asset.id),
   );
   const trashed = (id: string) => inTrash.has(id);
-  assert.deepEqual([raw, edit].map(trashed), [true, true]);
+  assert.deepEqual([raw, edit, later].map(trashed), [true, true, false]);
   assert.deepEqual(frames.map(trashed), [true, false, false]);
 });
