@@ -153,6 +153,16 @@ function frames(
 const pad = (n: number, width: number) => String(n).padStart(width, "0");
 const labels = (files: readonly CorpusFile[]) => files.map((f) => f.label);
 
+/** A case whose files all make one stack, the first its cover. */
+function oneStack(
+  kind: CorpusKind,
+  name: string,
+  source: string,
+  files: readonly CorpusFile[],
+): CorpusCase {
+  return { kind, name, source, files, stacks: [labels(files)] };
+}
+
 const ISSUE = "https://github.com/simulot/immich-go/issues";
 
 // ---- RAW+JPEG and other files of one shot -----------------------------------------------------
@@ -648,41 +658,31 @@ const NO_SUBSECONDS = ["10:00:00", "10:00:00", "10:00:00", "10:00:01", "10:00:01
   );
 
 const BURSTS: CorpusCase[] = [
-  {
-    kind: "burst",
-    name: "Huawei: _BURST001_COVER",
-    source: `${ISSUE}/45`,
-    files: HUAWEI,
-    stacks: [labels(HUAWEI)],
-  },
-  {
-    kind: "burst",
-    name: "Honor: _BURST001_COVER",
-    source: "https://github.com/deckerst/aves/issues/1780",
-    files: HONOR,
-    stacks: [labels(HONOR)],
-  },
-  {
-    kind: "burst",
-    name: "Fairphone 5: 20 frames, no cover",
-    source: "https://github.com/deckerst/aves/issues/956",
-    files: FAIRPHONE,
-    stacks: [labels(FAIRPHONE)],
-  },
-  {
-    kind: "burst",
-    name: "Motorola razr: milliseconds, _BURST000_COVER",
-    source: "https://github.com/deckerst/aves/issues/1675",
-    files: MOTOROLA,
-    stacks: [labels(MOTOROLA)],
-  },
-  {
-    kind: "burst",
-    name: "Motorola moto g: _BURST000_COVER",
-    source: "https://github.com/SimpleMobileTools/Simple-Gallery/issues/952",
-    files: MOTO_G6,
-    stacks: [labels(MOTO_G6)],
-  },
+  oneStack("burst", "Huawei: _BURST001_COVER", `${ISSUE}/45`, HUAWEI),
+  oneStack(
+    "burst",
+    "Honor: _BURST001_COVER",
+    "https://github.com/deckerst/aves/issues/1780",
+    HONOR,
+  ),
+  oneStack(
+    "burst",
+    "Fairphone 5: 20 frames, no cover",
+    "https://github.com/deckerst/aves/issues/956",
+    FAIRPHONE,
+  ),
+  oneStack(
+    "burst",
+    "Motorola razr: milliseconds, _BURST000_COVER",
+    "https://github.com/deckerst/aves/issues/1675",
+    MOTOROLA,
+  ),
+  oneStack(
+    "burst",
+    "Motorola moto g: _BURST000_COVER",
+    "https://github.com/SimpleMobileTools/Simple-Gallery/issues/952",
+    MOTO_G6,
+  ),
   {
     kind: "burst",
     name: "Nexus 6P: the last frame is the cover",
@@ -690,13 +690,12 @@ const BURSTS: CorpusCase[] = [
     files: NEXUS,
     stacks: [[NEXUS[14].label, ...labels(NEXUS.slice(0, 14))]],
   },
-  {
-    kind: "burst",
-    name: "Pixel XL (Google Camera): milliseconds in the burst",
-    source: "simulot/immich-go internal/filenames/nexus.go",
-    files: PIXEL_XL_BURST,
-    stacks: [labels(PIXEL_XL_BURST)],
-  },
+  oneStack(
+    "burst",
+    "Pixel XL (Google Camera): milliseconds in the burst",
+    "simulot/immich-go internal/filenames/nexus.go",
+    PIXEL_XL_BURST,
+  ),
   {
     kind: "burst",
     name: "Google Camera portrait burst",
@@ -704,13 +703,7 @@ const BURSTS: CorpusCase[] = [
     files: PORTRAIT_BURST,
     stacks: [[PORTRAIT_BURST[1].label, PORTRAIT_BURST[0].label, PORTRAIT_BURST[2].label]],
   },
-  {
-    kind: "burst",
-    name: "Nothing: milliseconds since 1970",
-    source: `${ISSUE}/743`,
-    files: NOTHING,
-    stacks: [labels(NOTHING)],
-  },
+  oneStack("burst", "Nothing: milliseconds since 1970", `${ISSUE}/743`, NOTHING),
   {
     kind: "burst",
     name: "Sony Xperia: the cover in the middle",
@@ -732,41 +725,31 @@ const BURSTS: CorpusCase[] = [
     files: XPERIA_ZERO,
     stacks: [[XPERIA_ZERO[1].label, XPERIA_ZERO[0].label, XPERIA_ZERO[2].label]],
   },
-  {
-    kind: "burst",
-    name: "Samsung Galaxy S9+: 25 frames, the first is the cover",
-    source: "https://github.com/mattdavis90/immich-stacker/issues/8",
-    files: SAMSUNG_S9,
-    stacks: [labels(SAMSUNG_S9)],
-  },
-  {
-    kind: "burst",
-    name: "Samsung: YYYYMMDD_HHMMSS_NNN",
-    source: `${ISSUE}/99`,
-    files: SAMSUNG,
-    stacks: [labels(SAMSUNG)],
-  },
-  {
-    kind: "burst",
-    name: "GoPro burst: G023 1111 to 1120",
-    source: "https://toddmricker.com/gopro-file-naming-convention/",
-    files: GOPRO,
-    stacks: [labels(GOPRO)],
-  },
-  {
-    kind: "burst",
-    name: "GoPro time lapse: a frame every 5 s",
-    source: "https://git.wxl.best/trek-view/gopro-metadata/blob/main/hero10",
-    files: GOPRO_LAPSE,
-    stacks: [labels(GOPRO_LAPSE)],
-  },
-  {
-    kind: "burst",
-    name: "iPhone: consecutive numbers 0.1 s apart",
-    source: "https://github.com/RhetTbull/osxphotos/issues/704",
-    files: IPHONE_BURST,
-    stacks: [labels(IPHONE_BURST)],
-  },
+  oneStack(
+    "burst",
+    "Samsung Galaxy S9+: 25 frames, the first is the cover",
+    "https://github.com/mattdavis90/immich-stacker/issues/8",
+    SAMSUNG_S9,
+  ),
+  oneStack("burst", "Samsung: YYYYMMDD_HHMMSS_NNN", `${ISSUE}/99`, SAMSUNG),
+  oneStack(
+    "burst",
+    "GoPro burst: G023 1111 to 1120",
+    "https://toddmricker.com/gopro-file-naming-convention/",
+    GOPRO,
+  ),
+  oneStack(
+    "burst",
+    "GoPro time lapse: a frame every 5 s",
+    "https://git.wxl.best/trek-view/gopro-metadata/blob/main/hero10",
+    GOPRO_LAPSE,
+  ),
+  oneStack(
+    "burst",
+    "iPhone: consecutive numbers 0.1 s apart",
+    "https://github.com/RhetTbull/osxphotos/issues/704",
+    IPHONE_BURST,
+  ),
   {
     kind: "burst",
     name: "Canon RAW+JPEG burst",
@@ -785,20 +768,18 @@ const BURSTS: CorpusCase[] = [
       "3H2A0020.JPG",
     ]],
   },
-  {
-    kind: "burst",
-    name: "Nikon continuous shooting, auto exposure",
-    source: "simulot/immich-go internal/groups/burst/burst.go",
-    files: NIKON_BURST,
-    stacks: [labels(NIKON_BURST)],
-  },
-  {
-    kind: "burst",
-    name: "Fujifilm burst without subseconds: frames share their second",
-    source: "http://www.lightroomsecrets.com/2009/04/stacking-your-bracketed-shots",
-    files: NO_SUBSECONDS,
-    stacks: [labels(NO_SUBSECONDS)],
-  },
+  oneStack(
+    "burst",
+    "Nikon continuous shooting, auto exposure",
+    "simulot/immich-go internal/groups/burst/burst.go",
+    NIKON_BURST,
+  ),
+  oneStack(
+    "burst",
+    "Fujifilm burst without subseconds: frames share their second",
+    "http://www.lightroomsecrets.com/2009/04/stacking-your-bracketed-shots",
+    NO_SUBSECONDS,
+  ),
 ];
 
 // ---- Edits and copies ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { isDigit } from "../_extract.ts";
 
 /** What kind of version a mark makes of a photo. */
 export type DerivativeKind =
@@ -111,10 +112,6 @@ const DASH = 45;
 const UNDERSCORE = 95;
 const SPACE = 32;
 const CLOSE = 41;
-
-function isDigit(code: number): boolean {
-  return code >= 48 && code <= 57;
-}
 
 /** Whether `name` holds `word` (lower-case) ending at `end`, ignoring case. */
 function endsWith(name: string, word: string, end: number): boolean {

@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { isDigit } from "../_extract.ts";
+import { RAW_EXTENSIONS } from "../../trash/raw.ts";
 import { type Derivation, derivationOf, strongest } from "./derivatives.ts";
 
 /** Makers whose burst frames carry the burst in their names. */
@@ -174,36 +176,7 @@ const VIDEO_EXTENSIONS: ReadonlySet<string> = new Set([
 ]);
 
 /** RAW files of cameras and phones (Adobe's DNG, which phones write, among them). */
-const RAW_EXTENSIONS: ReadonlySet<string> = new Set([
-  ".3fr",
-  ".arw",
-  ".cr2",
-  ".cr3",
-  ".crw",
-  ".dcr",
-  ".dng",
-  ".erf",
-  ".fff",
-  ".gpr",
-  ".iiq",
-  ".k25",
-  ".kdc",
-  ".mef",
-  ".mos",
-  ".mrw",
-  ".nef",
-  ".nrw",
-  ".orf",
-  ".pef",
-  ".raf",
-  ".raw",
-  ".rw2",
-  ".rwl",
-  ".sr2",
-  ".srf",
-  ".srw",
-  ".x3f",
-]);
+const RAW: ReadonlySet<string> = new Set(RAW_EXTENSIONS);
 
 /** Google Camera (`00001IMG_00001_BURST…`), Nothing (13 digits: milliseconds since 1970). */
 const GOOGLE_BURST = /^\d{5}[A-Za-z]+_(\d{5})_BURST(\d{13,17})$/;
@@ -308,7 +281,7 @@ export function readName(fileName: string): NameInfo {
   return {
     extension,
     video: VIDEO_EXTENSIONS.has(extension),
-    raw: RAW_EXTENSIONS.has(extension),
+    raw: RAW.has(extension),
     stem: head,
     key: head.toLowerCase(),
     derivation: derivation === undefined || derivation.base === head
@@ -355,8 +328,7 @@ function counterOf(name: string): CounterName | undefined {
 }
 
 function isDigitAt(text: string, at: number): boolean {
-  const code = text.charCodeAt(at);
-  return code >= 48 && code <= 57;
+  return isDigit(text.charCodeAt(at));
 }
 
 function isAscii(text: string): boolean {
