@@ -105,6 +105,18 @@ export async function main(args: readonly string[], options: MainOptions): Promi
   }
 
   const { command, settings } = invocation;
+  // Progress goes to standard error; what else reaches its terminal keeps out of its line's way.
+  const { progressOf } = await import("./src/progress/show.ts");
+  const shown = progressOf({
+    env: options.env,
+    stdout,
+    stderr,
+    terminal: {
+      stdout: options.stdout === undefined && Deno.stdout.isTerminal(),
+      stderr: options.stderr === undefined && Deno.stderr.isTerminal(),
+    },
+    now: () => (options.now?.() ?? new Date()).getTime(),
+  });
   // A command that logs (they all do but `runs`) logs to standard output, unless its data goes
   // there (`--out -`, the duplicates report).
   const logs = SETTINGS.logLevel.commands.includes(command);
@@ -115,7 +127,7 @@ export async function main(args: readonly string[], options: MainOptions): Promi
       format: settings.logFormat,
       file: settings.logFile,
       secrets: secretsOf(settings),
-      write: dataOnStdout ? stderr : stdout,
+      write: dataOnStdout ? shown.stderr : shown.stdout,
     })
     : undefined;
   const log = getLogger(["stacksync", "main"]);
@@ -123,7 +135,10 @@ export async function main(args: readonly string[], options: MainOptions): Promi
   if (!logs) { for (const warning of invocation.warnings) stderr(`warning: ${warning}\n`); }
   const shutdown = new AbortController();
   const onSignal = () => {
-    if (shutdown.signal.aborted) Deno.exit(EXIT.failed); // a second signal does not wait
+    if (shutdown.signal.aborted) { // a second signal does not wait
+      shown.progress.end();
+      Deno.exit(EXIT.failed);
+    }
     log.info("Received shutdown signal");
     // Requests in flight end at once; an action they leave unanswered is reported with this.
     shutdown.abort(new Error("stopped by the shutdown signal before the server answered"));
@@ -139,11 +154,12 @@ export async function main(args: readonly string[], options: MainOptions): Promi
         ...(invocation.operand === undefined ? {} : { operand: invocation.operand }),
         options: invocation.options,
         version: denoJson.version,
-        stdout,
-        stderr,
+        stdout: shown.stdout,
+        stderr: shown.stderr,
         signal: shutdown.signal,
         now: options.now ?? (() => new Date()),
         ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+        progress: shown.progress,
       });
     } catch (error) {
       if (error instanceof ConfigError) return refuse(error);
@@ -163,6 +179,7 @@ export async function main(args: readonly string[], options: MainOptions): Promi
       throw error;
     }
   } finally {
+    shown.progress.end();
     for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
   }
 }

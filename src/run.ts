@@ -50,6 +50,8 @@ import type { ConflictMemory } from "./state/named.ts";
 import { journalWrites, type StacksAsRead, type UserJournal } from "./state/journal.ts";
 import { type HeldLock, LockedError, type UserLocks } from "./state/lock.ts";
 import { applyTrash, type TrashOutcome, type TrashWriter } from "./trash/apply.ts";
+import { startApplying, watchSearch } from "./progress/hooks.ts";
+import { NO_PROGRESS, type Progress } from "./progress/show.ts";
 
 const logger = getLogger(["stacksync", "run"]);
 
@@ -124,6 +126,8 @@ export interface RunOptions {
   readonly reading?: ReadingOptions;
   /** The state folder's locks: one held for each user's pass; none in a dry run. */
   readonly locks?: UserLocks;
+  /** Shows the reading of each user's search and the applying of the plan (`src/progress/`). */
+  readonly progress?: Progress;
 }
 
 /** The settings a pass over every user reads: server, keys, dry run and how writes are sent. */
@@ -685,6 +689,7 @@ async function processUser(
   });
   let journal: UserJournal | undefined;
   let lock: HeldLock | undefined;
+  const progress = options.progress ?? NO_PROGRESS;
   try {
     await client.serverVersion();
     await client.requirePermissions(work.permissions);
@@ -696,7 +701,11 @@ async function processUser(
 
     // Released once the journal has them (it drops them at its first write): at 50 000 stacks
     // the stacks as read weigh tens of megabytes that applying does not need.
-    let prepared: Prepared | undefined = await work.prepare(client, me, userLog);
+    let prepared: Prepared | undefined = await work.prepare(
+      watchSearch(client, { progress, user }),
+      me,
+      userLog,
+    );
     const { plan, trash, report: reportExtra, skippedAssets, cache } = prepared;
     // The whole plan is one line per action: built only when debug shows it.
     if (userLog.isEnabledFor("debug")) {
@@ -724,6 +733,7 @@ async function processUser(
         : AbortSignal.any([options.signal, stop.signal]),
       logger: getLogger(["stacksync", "reconcile"]).with({ user }),
       afterAction: () => {
+        progress.advance(1);
         if (++actions % ACTIONS_PER_RELEASE === 0) releaseMemory();
       },
       concurrency: settings.stackConcurrency,
@@ -732,12 +742,14 @@ async function processUser(
       ...(journal === undefined ? {} : { recovery: "stacksync undo puts it back" }),
       ...(options.named === undefined ? {} : { namedConflicts: await options.named.named(me.id) }),
     };
+    startApplying(progress, { user, plan, trash, dryRun: settings.dryRun });
     const outcomes = await applyPlan(plan, writer, applying);
     await options.named?.remember(me.id, namedAfter(plan.needsReplace));
     const trashOutcomes = trash === undefined ? [] : await applyTrash(trash, writer, {
       ...applying,
       logger: getLogger(["stacksync", "trash"]).with({ user }),
     });
+    progress.end();
     options.observe?.({ user, plan, outcomes });
     const extra = reportExtra?.(outcomes, userLog) ?? { changedSince: 0 };
     const counts = {
@@ -792,6 +804,7 @@ async function processUser(
       skippedAssets: {},
     };
   } finally {
+    progress.end();
     lock?.release();
     client.close();
   }

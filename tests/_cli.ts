@@ -26,6 +26,13 @@ export interface CliRun {
    * without privileges.
    */
   readonly fileSizeLimitKiB?: number;
+  /**
+   * Run it on a pseudo-terminal (util-linux `script`): its standard output and error are then the
+   * terminal, and {@linkcode CliResult.stdout} what the terminal received. With `stdoutFile`,
+   * standard output goes to that file of the working folder instead, and only standard error is
+   * the terminal.
+   */
+  readonly terminal?: { readonly stdoutFile?: string };
 }
 
 /** What a finished run of the CLI gave. */
@@ -62,13 +69,16 @@ async function prepareCli(run: CliRun) {
     MAIN,
     ...run.args ?? [],
   ];
-  const [program, ...args] = run.fileSizeLimitKiB === undefined ? deno : [
+  const limited = run.fileSizeLimitKiB === undefined ? deno : [
     "bash",
     "-c",
     `trap '' XFSZ; ulimit -f ${run.fileSizeLimitKiB}; exec "$@"`,
     "bash",
     ...deno,
   ];
+  const [program, ...args] = run.terminal === undefined
+    ? limited
+    : onTerminal(limited, run.terminal);
   const command = new Deno.Command(program, {
     args,
     // Journals go to the run's own folder unless the run names one: never to the real HOME.
@@ -80,6 +90,24 @@ async function prepareCli(run: CliRun) {
     stderr: "piped",
   });
   return { cwd, command };
+}
+
+/** A word for the shell, quoted. */
+function shellWord(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * A command run by `script` on a pseudo-terminal: `-q` no banner, `-e` its exit status, `-f`
+ * each write passed on at once; the transcript file is /dev/null, the terminal's output comes
+ * on `script`'s standard output.
+ */
+function onTerminal(
+  command: readonly string[],
+  terminal: NonNullable<CliRun["terminal"]>,
+): string[] {
+  const redirect = terminal.stdoutFile === undefined ? "" : ` > ${shellWord(terminal.stdoutFile)}`;
+  return ["script", "-qefc", `${command.map(shellWord).join(" ")}${redirect}`, "/dev/null"];
 }
 
 /**

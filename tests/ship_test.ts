@@ -46,6 +46,8 @@ const NOT_SETTINGS = new Set([
   "DENO_CERT", // Deno's own variables, for a server with a private certificate
   "DENO_TLS_CA_STORE",
   "DENO_UNSTABLE_NPM_LAZY_CACHING", // the Dockerfile's: only the packages main.ts imports
+  "TERM", // the terminal's, which the progress line reads with NO_COLOR
+  "NO_COLOR",
   // immich-stack's settings that stacksync names in order to say they have no effect
   ...UNSUPPORTED_SETTINGS.map((setting) => setting.env),
 ]);

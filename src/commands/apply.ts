@@ -235,6 +235,7 @@ export const applyCommand: Command = async (context) => {
       sleep: context.sleep,
       journal,
       locks: locksOf(context, "apply", { unwritable: problem }),
+      progress: context.progress,
     });
     // A user the file plans for whose key was not given is not applied: say so, and fail.
     const missed = plan.users.filter((user) => user.actions.length > 0 && !reached.has(user.id));

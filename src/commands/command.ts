@@ -15,6 +15,7 @@
 import { getLogger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
 import { type CommandOptions, ConfigError, type Settings } from "../config.ts";
+import type { Progress } from "../progress/show.ts";
 import type { Journaling } from "../run.ts";
 import { openStateFolder, type StateFolder } from "../state/folder.ts";
 import type { JournalCommand } from "../state/journal.ts";
@@ -46,6 +47,8 @@ export interface CommandContext {
   readonly now: () => Date;
   /** Waits between request attempts and cron passes; the default waits for real. */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Shows long work: on standard error's terminal, or in the log (`src/progress/show.ts`). */
+  readonly progress?: Progress;
 }
 
 /** The work of a command once its ground is checked. */

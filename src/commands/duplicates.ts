@@ -14,6 +14,8 @@ import { type AssetSearch, assetSearchOf } from "../api/search.ts";
 import type { Settings } from "../config.ts";
 import { type DuplicatePhoto, type Duplicates, findDuplicates } from "../duplicates/find.ts";
 import type { Asset, User } from "../model.ts";
+import { watchSearch } from "../progress/hooks.ts";
+import { NO_PROGRESS } from "../progress/show.ts";
 import { plural } from "../reconcile/render.ts";
 import { columns } from "./_table.ts";
 import { sessionOf } from "./_client.ts";
@@ -158,7 +160,11 @@ export const duplicatesCommand: Command = (context) => {
         await keys.requirePermissions(DUPLICATES_PERMISSIONS);
         const me = await client.me();
         user = me.name;
-        const found = await duplicatesOf(settings, assetSearchOf(client, keys), me);
+        const search = watchSearch(assetSearchOf(client, keys), {
+          progress: context.progress ?? NO_PROGRESS,
+          user,
+        });
+        const found = await duplicatesOf(settings, search, me);
         users.push(found);
         logger.info(
           "Found {nameAndTime} groups with the same file name and capture time and {content} " +

@@ -212,6 +212,7 @@ export const fixTrashCommand: Command = async (context) => {
         sleep: context.sleep,
         journal,
         locks: locksOf(context, "fix-trash"),
+        progress: context.progress,
       },
       context.options.force,
     );

@@ -222,7 +222,11 @@ export const planCommand: Command = async (context) => {
         return prepared;
       },
     };
-    const reports = await runUsers(dry, work, { signal: context.signal, sleep: context.sleep });
+    const reports = await runUsers(dry, work, {
+      signal: context.signal,
+      sleep: context.sleep,
+      progress: context.progress,
+    });
     const plan: PlanFile = {
       format: PLAN_FORMAT,
       version: PLAN_VERSION,

@@ -136,6 +136,7 @@ export const restoreCommand: Command = async (context) => {
       sleep: context.sleep,
       journal,
       locks: locksOf(context, "restore"),
+      progress: context.progress,
     });
     return outcomeOf(reports, settings.apiKeys.length);
   };

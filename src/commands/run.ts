@@ -43,6 +43,7 @@ export const runCommand: Command = async (context) => {
       journal,
       reading: { ...reading, memory: new PassMemory(), cron },
       locks: locksOf(context, "run", { wait: cron, unwritable: problem }),
+      progress: context.progress,
     };
     // Stacks left as they are are named once, across passes and, with a state folder, runs.
     const named = new ConflictMemory({

@@ -282,6 +282,7 @@ export const undoCommand: Command = async (context) => {
       sleep: context.sleep,
       journal,
       locks: locksOf(context, "undo"),
+      progress: context.progress,
     });
     // A user the run changed whose key was not given is not undone: say so, and fail.
     const missed = (given ?? []).filter((journal) => !reached.has(journal.summary.user.id));
