@@ -15,7 +15,8 @@
  *    then **first run, no journal** (`JOURNAL=false`); further repeats unstack the library
  *    through the bench server instead of an undo;
  * 3. **floor**: the same Immich client only downloading and parsing `GET /stacks` and every
- *    search page (`scripts/_bench_floor.ts`), now that the library is stacked;
+ *    search page, with the EXIF the default rules read (`scripts/_bench_floor.ts`), now that the
+ *    library is stacked;
  * 4. **steady state**: a full pass (`--full`) with nothing to change, an hour after the first
  *    run (the server's clock is moved forward between passes, as cron's interval would);
  * 5. **incremental, no change**: an hour later, a pass that finds nothing changed through the

@@ -276,8 +276,14 @@ const SCENARIOS: readonly Scenario[] = [
   {
     what: "a stack holding two unrelated photos: a conflict, left as it is and reported " +
       "(REPLACE_STACKS=true would replace it)",
-    files: ["IMG_9002.JPG", "IMG_9002.CR3", "IMG_9003.JPG"],
-    stack: ["IMG_9002.JPG", "IMG_9003.JPG"],
+    files: ["IMG_9002.JPG", "IMG_9002.CR3", "IMG_9005.JPG"],
+    stack: ["IMG_9002.JPG", "IMG_9005.JPG"],
+  },
+  {
+    what: "a stack made by hand of two photos no rule groups: no group touches it, so " +
+      "stacksync leaves it as it is",
+    files: ["IMG_9010.JPG", "IMG_9014.JPG"],
+    stack: ["IMG_9010.JPG", "IMG_9014.JPG"],
   },
 ];
 
@@ -402,8 +408,7 @@ async function main(): Promise<number> {
     }
     say(
       "Most of the stacks made earlier are right; some have the wrong cover, some were made by " +
-        `hand over a burst (no rule groups bursts by default, so stacksync leaves them). ` +
-        `${first.name} also has:`,
+        `hand over a burst (the default rules group bursts the same way). ${first.name} also has:`,
     );
     for (const scenario of SCENARIOS) {
       say(`${scenario.stack.join(" + ")}: ${scenario.what}`, "      ", "    - ");

@@ -11,18 +11,20 @@
  * | Sony    | `DSC01234.ARW` + `DSC01234.JPG`, HDR brackets of 3 or 5 `.ARW`                |
  * | iPhone  | `IMG_1234.HEIC` with a hidden motion part `IMG_1234.MOV`, ProRAW `.DNG`, `.PNG` screenshots |
  * | Pixel   | `PXL_20240615_143022123.RAW-01.MP.COVER.jpg` + `….RAW-02.ORIGINAL.dng`, `Screenshot_….png` |
- * | Samsung | `20240615_143022.jpg`, `20240615_143022~2.jpg`, `Screenshot_…_Chrome.jpg`     |
+ * | Samsung | `20240615_143022.jpg`, `20240615_143022~2.jpg`, bursts `20240615_143022_001.jpg`, `Screenshot_…_Chrome.jpg` |
  *
- * Events are RAW+JPEG pairs, bursts of 3–20 frames 100–900 ms apart (distinct names, so the
- * default CRITERIA leave them as singles), HDR brackets, edited copies, singles, screenshots
- * without EXIF, live photos, videos; a few assets are archived or trashed. With the default
- * CRITERIA (file name before the first `~` or `.`, plus localDateTime within 1000 ms) about one
- * group forms per four assets, so 200 000 assets give about 50 000 stacks once converged.
+ * Events are RAW+JPEG pairs, bursts of 3–20 frames 100–900 ms apart, HDR brackets (0, −2, +2
+ * stops, then −4, +4), edited copies, singles, screenshots without EXIF, live photos, videos; a
+ * few assets are archived or trashed. Photos carry the EXIF a camera writes (make, model, lens,
+ * exposure), videos and screenshots none. With the default rules about one group forms per four
+ * assets, so 200 000 assets give about 50 000 stacks once converged; immich-stack's default
+ * CRITERIA (file name before the first `~` or `.`, plus localDateTime within 1000 ms) leave the
+ * bursts and brackets, which have distinct names, as singles.
  *
  * Pre-existing stacks (`GeneratedUser.stacks`) cover the cases the planner must handle: correct
  * (parent as the default promotion would choose it), wrong parent, missing a member, made by
- * hand over a burst (no group touches them), and stacks that hold one visible asset because the
- * other member is in the trash.
+ * hand over a burst (which the default rules make the same stack), and stacks that hold one
+ * visible asset because the other member is in the trash.
  *
  * With `stackedTrash`, some groups are stacked before any run and one member of each is then moved
  * to the trash, as happens when a stacked library is tidied: Immich keeps trashed assets (and
@@ -147,13 +149,17 @@ function stamp(ms: number): string {
 
 type Camera = "canon" | "sony" | "iphone" | "pixel" | "samsung";
 
-const MODELS: Readonly<Record<Camera, readonly [string, string]>> = {
-  canon: ["Canon", "EOS R5"],
-  sony: ["SONY", "ILCE-7M4"],
-  iphone: ["Apple", "iPhone 15 Pro"],
-  pixel: ["Google", "Pixel 8 Pro"],
-  samsung: ["samsung", "SM-S918B"],
+/** Make, model and lens of each camera, as EXIF names them. */
+const MODELS: Readonly<Record<Camera, readonly [string, string, string]>> = {
+  canon: ["Canon", "EOS R5", "RF24-105mm F4 L IS USM"],
+  sony: ["SONY", "ILCE-7M4", "FE 24-70mm F2.8 GM II"],
+  iphone: ["Apple", "iPhone 15 Pro", "iPhone 15 Pro back triple camera 6.86mm f/1.78"],
+  pixel: ["Google", "Pixel 8 Pro", ""],
+  samsung: ["samsung", "SM-S918B", ""],
 };
+
+/** Exposure times a shot is taken at; an HDR bracket steps two stops either way. */
+const TIMES = ["1/2000", "1/1000", "1/500", "1/250", "1/125", "1/60", "1/30", "1/15", "1/8"];
 
 /** How a pre-existing stack over an event is made. */
 type StackKind = "correct" | "wrong-parent" | "missing-member" | "one-asset" | "by-hand";
@@ -184,6 +190,8 @@ interface FileSpec {
   readonly hidden?: boolean;
   readonly video?: boolean;
   readonly livePhotoVideoId?: string;
+  /** Its place in {@linkcode TIMES}; the event's when not given. */
+  readonly exposure?: number;
 }
 
 class EventBuilder {
@@ -191,14 +199,18 @@ class EventBuilder {
   readonly group: string[] = [];
   readonly burst: string[] = [];
   orphan?: readonly [string, string];
+  /** The event's exposure time, a place in {@linkcode TIMES}. */
+  readonly exposure: number;
 
-  constructor(private readonly rng: Rng) {}
+  constructor(private readonly rng: Rng) {
+    this.exposure = int(rng, 2, TIMES.length - 3);
+  }
 
   add(spec: FileSpec): string {
     const id = uuid(this.rng);
     const time = new Date(spec.at).toISOString();
     const exif = spec.camera !== null;
-    const [make, model] = exif ? MODELS[spec.camera as Camera] : [null, null];
+    const [make, model, lens] = exif ? MODELS[spec.camera as Camera] : [null, null, ""];
     const rng = this.rng;
     this.assets.push({
       id,
@@ -208,6 +220,14 @@ class EventBuilder {
       dateTimeOriginal: exif ? time : null,
       make,
       model,
+      ...(exif && !spec.video
+        ? {
+          lensModel: lens === "" ? null : lens,
+          exposureTime: TIMES[spec.exposure ?? this.exposure],
+          fNumber: spec.camera === "canon" || spec.camera === "sony" ? 8 : 1.8,
+          iso: 100,
+        }
+        : {}),
       ...(spec.video
         ? { type: "VIDEO" as const, duration: `0:00:${pad(int(rng, 2, 59), 2)}.00000` }
         : {}),
@@ -327,6 +347,8 @@ function dedicatedCamera(
     case "hdr": {
       const frames = rng() < 0.7 ? 3 : 5;
       const first = nextCounter(counters, camera, frames);
+      // 0, -2, +2 (and -4, +4) stops, as cameras bracket by default.
+      const steps = [0, 2, -2, 4, -4];
       frameTimes(rng, at, frames).forEach((t, i) => {
         b.burst.push(
           b.add({
@@ -334,6 +356,7 @@ function dedicatedCamera(
             at: t,
             camera,
             raw: true,
+            exposure: Math.min(Math.max(b.exposure + steps[i], 0), TIMES.length - 1),
           }),
         );
       });
@@ -487,8 +510,9 @@ function samsung(rng: Rng, b: EventBuilder, at: number): void {
       ]);
       return;
     case "burst":
+      // Every frame is named by the time the burst began.
       frameTimes(rng, at, int(rng, 3, 20)).forEach((t, i) => {
-        b.burst.push(b.add({ name: `${stamp(t)}_${pad(i + 1, 3)}.jpg`, at: t, camera }));
+        b.burst.push(b.add({ name: `${base}_${pad(i + 1, 3)}.jpg`, at: t, camera }));
       });
       return;
     case "screenshot":

@@ -16,7 +16,7 @@ import { z } from "zod";
 import { closestName, slipOf } from "./closest_name.ts";
 import { commandPosition, HELP_COMMAND } from "./command_line.ts";
 import { type EnvEntry, EnvFileError, parseEnvFile } from "./env_file.ts";
-import { parseCriteria } from "./grouping/criteria.ts";
+import { parseRules } from "./grouping/criteria.ts";
 import { immichStackSpelling } from "./immich_stack.ts";
 import { LOG_LEVELS } from "./log.ts";
 import { type DeletionLimit, SHARE_FLOOR } from "./reconcile/deletions.ts";
@@ -196,17 +196,17 @@ const isoDate = z.string().transform((raw, ctx) => {
   return new Date(text).toISOString();
 });
 
-/** Prefix of every CRITERIA error; {@linkcode parseCriteria} already starts with it. */
+/** Prefix of every CRITERIA error; {@linkcode parseRules} already starts with it. */
 const CRITERIA_PREFIX = "Invalid grouping criteria: ";
 
 /**
- * CRITERIA stays the parsed JSON, so `parseCriteria(settings.criteria)` works where it is used;
+ * CRITERIA stays the parsed JSON, so `parseRules(settings.criteria)` works where it is used;
  * it is validated here too, so a bad schema stops the run before any request.
  */
 const criteriaJson = z.string().transform((raw, ctx) => {
   try {
     const json = JSON.parse(raw) as unknown;
-    parseCriteria(json);
+    parseRules(json);
     return json;
   } catch (error) {
     ctx.addIssue({
@@ -219,12 +219,15 @@ const criteriaJson = z.string().transform((raw, ctx) => {
 
 const text = z.string();
 
+/** The default CRITERIA: the default rules for what cameras and phones write. */
+export const DEFAULT_CRITERIA = '{"mode":"devices"}';
+
 /**
- * immich-stack's default CRITERIA, kept so that its users can switch without changes (README,
- * "Migrating from immich-stack").
+ * immich-stack's default CRITERIA, one setting away for its users (README, "Migrating from
+ * immich-stack").
  */
-export const DEFAULT_CRITERIA = '[{"key":"originalFileName","split":{"delimiters":["~","."],' +
-  '"index":0}},{"key":"localDateTime","delta":{"milliseconds":1000}}]';
+export const IMMICH_STACK_CRITERIA = '[{"key":"originalFileName","split":{"delimiters":["~",' +
+  '"."],"index":0}},{"key":"localDateTime","delta":{"milliseconds":1000}}]';
 
 /** One subcommand as the command line and `--help` know it; `src/commands/` carries it out. */
 export interface CommandDeclaration {
@@ -446,8 +449,9 @@ export const SETTINGS = {
     flag: "criteria",
     default: DEFAULT_CRITERIA,
     schema: criteriaJson,
-    help: "Grouping criteria as JSON (legacy array or advanced mode); the default groups by " +
-      "the file name before the first ~ or . plus localDateTime within 1000 ms",
+    help: "Grouping criteria as JSON (legacy array or advanced mode); the default, " +
+      '{"mode":"devices"}, groups what cameras and phones write: RAW+JPEG pairs, bursts, ' +
+      "edits and copies, brackets (see Default rules)",
   }),
   withArchived: declare({
     env: "WITH_ARCHIVED",

@@ -25,6 +25,20 @@ export interface Asset extends Partial<CriterionFields> {
   readonly localDateTime: string;
   /** File size in bytes from EXIF; present only when a size promotion asked for EXIF. */
   readonly fileSizeInByte?: number;
+  /**
+   * The camera from EXIF, make and model (`Canon EOS R5`), read for the default rules; absent
+   * when EXIF names none or was not read.
+   */
+  readonly camera?: string;
+  /** The lens from EXIF (`RF24-105mm F4 L IS USM`), read with the camera. */
+  readonly lens?: string;
+  /**
+   * The exposure from EXIF in twelfths of a stop, `log2(exposure time × ISO / f-number²)`
+   * rounded: two files of one shot have the same, the frames of an HDR bracket do not.
+   */
+  readonly exposure?: number;
+  /** EXIF gives no capture time: `localDateTime` is the file's date, read with the camera. */
+  readonly undated?: true;
 }
 
 /**
@@ -122,6 +136,13 @@ export interface RecordedStack {
 export interface Group {
   readonly key: string;
   readonly assets: readonly Asset[];
+  /** Which rule made the group, for people (`Pixel burst, 12 frames`); default rules only. */
+  readonly label?: string;
+  /**
+   * The assets the rules would make the cover (the maker's COVER, the edited copy, the middle
+   * exposure of a bracket), by id; the promote settings still come first.
+   */
+  readonly preferred?: readonly string[];
 }
 
 /** Why an asset was left out of grouping, for the caller to log and count. */
@@ -213,6 +234,8 @@ export interface RemovedAsset extends AssetLabel {
 export interface ActionContext {
   /** The key of the group the action serves; absent for deletions. */
   readonly groupKey?: string;
+  /** Which rule made the group (`RAW+JPEG pair`), when the default rules made it. */
+  readonly label?: string;
   /** The action's assets in the order of `assetIds`, parent first. */
   readonly assets: readonly AssetLabel[];
   /** For `update-primary`: the primary being replaced. */

@@ -12,7 +12,7 @@ import { ApiError } from "./api/errors.ts";
 import { createImmichClient, type ImmichClient } from "./api/immich.ts";
 import { neededPermissions } from "./api/permissions.ts";
 import { SELF_REKT_PAUSE_MS, type Settings } from "./config.ts";
-import { type Criteria, parseCriteria } from "./grouping/criteria.ts";
+import { type GroupingRules, parseRules } from "./grouping/criteria.ts";
 import { releaseMemory } from "./memory.ts";
 import { readPassInput } from "./reading/choose.ts";
 import type { PassInput, ReadingOptions } from "./reading/input.ts";
@@ -395,7 +395,7 @@ export interface UserWork {
  */
 export function groupingWork(
   settings: QuerySettings & Pick<Settings, "dryRun" | "maxStackDeletions">,
-  criteria: Criteria,
+  criteria: GroupingRules,
   reading?: ReadingOptions,
 ): UserWork {
   const query = libraryQueryOf(settings, criteria);
@@ -853,7 +853,7 @@ function unfinishedReason(
 export function runPass(settings: Settings, options: RunOptions = {}): Promise<UserReport[]> {
   return runUsers(
     settings,
-    groupingWork(settings, parseCriteria(settings.criteria), options.reading),
+    groupingWork(settings, parseRules(settings.criteria), options.reading),
     options,
   );
 }

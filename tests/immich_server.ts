@@ -135,6 +135,11 @@ export interface TestAssetInput {
   readonly make?: string | null;
   /** @default {"EOS R5"} */
   readonly model?: string | null;
+  /** EXIF lens, exposure time (`1/200`), f-number and ISO. @default {null each} */
+  readonly lensModel?: string | null;
+  readonly exposureTime?: string | null;
+  readonly fNumber?: number | null;
+  readonly iso?: number | null;
   /** @default {"1" for raw files, else null} */
   readonly orientation?: string | null;
   /** @default {null for raw files, else "UTC"} */
@@ -517,6 +522,10 @@ interface AssetRec {
   dateTimeOriginal: number | null;
   readonly make: string | null;
   readonly model: string | null;
+  readonly lensModel: string | null;
+  readonly exposureTime: string | null;
+  readonly fNumber: number | null;
+  readonly iso: number | null;
   readonly orientation: string | null;
   readonly timeZone: string | null;
 }
@@ -1001,6 +1010,10 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       dateTimeOriginal: taken,
       make: input.make !== undefined ? input.make : "Canon",
       model: input.model !== undefined ? input.model : "EOS R5",
+      lensModel: input.lensModel ?? null,
+      exposureTime: input.exposureTime ?? null,
+      fNumber: input.fNumber ?? null,
+      iso: input.iso ?? null,
       orientation: input.orientation !== undefined ? input.orientation : isRaw ? "1" : null,
       timeZone: input.timeZone !== undefined ? input.timeZone : isRaw ? null : "UTC",
     };
@@ -1212,11 +1225,11 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
       dateTimeOriginal: taken,
       modifyDate: taken,
       timeZone: asset.timeZone,
-      lensModel: null,
-      fNumber: null,
+      lensModel: asset.lensModel,
+      fNumber: asset.fNumber,
       focalLength: null,
-      iso: null,
-      exposureTime: null,
+      iso: asset.iso,
+      exposureTime: asset.exposureTime,
       latitude: null,
       longitude: null,
       city: null,

@@ -1,8 +1,8 @@
 /**
  * Configurations written for immich-stack run as they are: each, through the real CLI, a dry run
  * that exits 0 with the groups immich-stack makes of the same library (worked out here from
- * immich-stack's own rules, in the comments), and one warning line per thing stacksync writes
- * otherwise.
+ * immich-stack's own rules, in the comments; without CRITERIA, those of stacksync's default
+ * rules), and one warning line per thing stacksync writes otherwise.
  */
 import assert from "node:assert/strict";
 import { mapLimited, runCli, spawnCli } from "./_cli.ts";
@@ -46,6 +46,11 @@ function addLibrary(server: ImmichServer): { key: string } {
 const DEFAULT_GROUPS = ["IMG_0001.jpg <- IMG_0001.dng", "IMG_0002.jpg <- IMG_0002.dng"];
 /** The first shot with its edit, which PARENT_FILENAME_PROMOTE's "edit" makes the cover. */
 const EDIT_COVER = "IMG_0001_edited.jpg <- IMG_0001.dng, IMG_0001.jpg";
+/**
+ * Without CRITERIA: stacksync's default rules, not immich-stack's (README, "Migrating from
+ * immich-stack"), join the edit to its shot.
+ */
+const DEFAULT_RULES_GROUPS = [EDIT_COVER, ...DEFAULT_GROUPS.slice(1)];
 /** With `_edited` split off too. */
 const WITH_EDIT = JSON.stringify([
   { key: "originalFileName", split: { delimiters: ["~", ".", "_edited"], index: 0 } },
@@ -57,7 +62,7 @@ const CASES: readonly ConfigCase[] = [
     // immich-stack splits API_KEY at commas and drops empty entries.
     name: "API_KEY with a trailing comma",
     env: { API_KEY: "KEY," },
-    groups: DEFAULT_GROUPS,
+    groups: DEFAULT_RULES_GROUPS,
     warnings: [
       "Ignored an empty entry of API_KEY, as immich-stack does: separate the keys by single " +
       "commas, with none at the end",
@@ -272,7 +277,7 @@ const CASES: readonly ConfigCase[] = [
     // The address of Immich's web page: the API is one /api further.
     name: "API_URL without /api",
     env: { API_URL: "ORIGIN" },
-    groups: DEFAULT_GROUPS,
+    groups: DEFAULT_RULES_GROUPS,
     warnings: [
       /^API_URL http:\/\/127\.0\.0\.1:\d+ answers Immich's web page, not its API: using http:\/\/127\.0\.0\.1:\d+\/api; add \/api to API_URL$/,
     ],

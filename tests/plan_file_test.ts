@@ -365,3 +365,26 @@ Deno.test("renderPage() puts no name into the page as markup, and holds the plan
     /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data: file: 'self'; style-src 'sha256-[^']+'; script-src 'sha256-[^']+'">/,
   );
 });
+
+Deno.test("a group's rule travels to its action's context, the plan file and the page", () => {
+  const labelled: PlanGroup = { ...group("k1", "a", "b"), label: "RAW+JPEG pair" };
+  const { plan, user } = planned([stack("s1", "c", "x")], [labelled, {
+    ...group("k2", "c", "d"),
+    label: "Canon burst, 2 frames",
+  }]);
+  assert.equal(plan.actions[0].context.label, "RAW+JPEG pair");
+  assert.equal(plan.needsReplace[0].context.label, "Canon burst, 2 frames");
+  assert.equal(user.actions[0].rule, "RAW+JPEG pair");
+  assert.equal(user.needsReplace[0].rule, "Canon burst, 2 frames");
+  // The rule is for people: the action's id does not depend on it.
+  const { rule: _, ...body } = user.actions[0];
+  assert.equal(actionId(body), user.actions[0].id);
+  const file = fileOf([user]);
+  const text = planFileText(file);
+  assert.deepEqual(parsePlanFile(text, "plan.json"), file);
+  // A plan file written before rules were recorded reads as it was.
+  const older = text.replaceAll(/"rule":"[^"]*",/g, "");
+  assert.ok(!older.includes('"rule"'));
+  assert.equal(parsePlanFile(older, "plan.json").users[0].actions[0].rule, undefined);
+  assert.ok(renderPage(file, { images: new Map() }).includes("RAW+JPEG pair"));
+});

@@ -155,3 +155,38 @@ Deno.test("writeMessage() gives one line per action, real and dry", async (t) =>
     );
   });
 });
+
+Deno.test("a dry run and a rendered plan say which of the default rules made a group", () => {
+  const assets = [
+    { id: "a", originalFileName: "IMG_1.JPG" },
+    { id: "b", originalFileName: "IMG_1.CR3" },
+  ];
+  const create = {
+    kind: "create",
+    assetIds: ["a", "b"],
+    reason: "new-group",
+    context: { groupKey: "k", label: "RAW+JPEG pair", assets },
+  } as const;
+  assert.equal(
+    writeMessage(create, { dryRun: true }),
+    "[DRY RUN] Would create stack with 2 assets (RAW+JPEG pair)",
+  );
+  assert.equal(writeMessage(create, { dryRun: false }), "Success! Stack created");
+  const lines = renderPlan({
+    actions: [create],
+    inSync: [],
+    needsReplace: [{
+      stackIds: ["s1"],
+      assetIds: ["a", "b"],
+      reason: "member-outside-group",
+      context: { label: "Canon burst, 2 frames", assets },
+    }],
+  });
+  assert.deepEqual(lines.slice(0, 4), [
+    "Create stack with 2 assets",
+    "  # new-group (RAW+JPEG pair): IMG_1.JPG (parent), IMG_1.CR3",
+    "Needs replace: stack s1",
+    "  # member-outside-group (Canon burst, 2 frames): group IMG_1.JPG (parent), IMG_1.CR3; " +
+    "set REPLACE_STACKS=true to replace",
+  ]);
+});

@@ -1,8 +1,8 @@
 /**
  * The task scripts as a contributor runs them, as subprocesses with the permission flags their
  * deno.json tasks give: `deno task bench` changes BENCHMARKS.md only when asked and explains
- * itself, and `deno task sandbox` serves a stand-in Immich to try settings against until it is
- * stopped.
+ * itself, `scripts/bench_grouping.ts` measures the groupings on their own, and `deno task
+ * sandbox` serves a stand-in Immich to try settings against until it is stopped.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
 import { parsePlanFile } from "../src/plan_file/format.ts";
 import { picturesOf } from "../src/review/thumbnails.ts";
+import { shotBase } from "../src/trash/shot.ts";
 import { commandOutput as output, runCli } from "./_cli.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -58,6 +59,38 @@ Deno.test("deno task bench leaves BENCHMARKS.md alone without --write", async ()
   assert.match(run.stdout, /^# Benchmarks\n/);
   assert.match(run.stdout, /\| 40 \| steady state \|/);
   assert.match(run.stderr, /BENCHMARKS\.md is unchanged: add --write to save these figures/);
+});
+
+Deno.test("scripts/bench_grouping.ts measures both groupings and both searches apart", async () => {
+  const run = await output(
+    new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--v8-flags=--expose-gc",
+        "scripts/bench_grouping.ts",
+        "--assets",
+        "300",
+        "--rounds",
+        "1",
+        "--fetch",
+      ],
+      cwd: ROOT,
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }),
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const lines = run.stdout.trimEnd().split("\n");
+  assert.deepEqual(lines.map((line) => line.split(":")[0]), [
+    "grouping + promotion, immich-stack's CRITERIA",
+    "grouping + promotion, default rules",
+    "search without EXIF",
+    "search with EXIF (camera fields)",
+  ]);
+  for (const line of lines) assert.match(line, /, CPU \d+ ms, peak \d+\.\d MiB/, line);
 });
 
 Deno.test("deno task screenshot rewrites the picture only when the page looks different", async () => {
@@ -166,19 +199,18 @@ Deno.test("deno task sandbox has a picture for every photo of a plan, and duplic
       assert.ok(shown.length > 40, `${shown.length} pictures`);
       const html = await Deno.readTextFile(join(plan.cwd, "plan.html"));
       assert.doesNotMatch(html, /class="picture[^"]* none"/);
-      // The photos of a group are one shot: a RAW and its JPEG show the same picture.
+      // The files of one shot in a group (a burst's group holds several shots) show one
+      // picture: a RAW and its JPEG, an edit and its photo.
       const groups = file.users.flatMap((user) => user.actions)
         .filter((action) => action.kind !== "delete");
       assert.ok(
         groups.some((action) => action.assets.some((a) => /\.dng$/i.test(a.originalFileName))),
       );
       for (const action of groups) {
-        const [first, ...rest] = await Promise.all(action.assets.map((a) => picture(a.id)));
-        for (const [i, other] of rest.entries()) {
-          const names = `${action.assets[0].originalFileName}, ${
-            action.assets[i + 1].originalFileName
-          }`;
-          assert.deepEqual(other, first, names);
+        const shots = Map.groupBy(action.assets, (a) => shotBase(a.originalFileName));
+        for (const [shot, files] of shots) {
+          const [first, ...rest] = await Promise.all(files.map((a) => picture(a.id)));
+          for (const other of rest) assert.deepEqual(other, first, shot);
         }
       }
 

@@ -182,8 +182,10 @@ Deno.test("main.ts backup then restore brings back the stacks a reset with other
   const library = addRandomLibrary(server, 77);
   const { userId, key } = library;
   const names = new Map(library.names);
-  for (const name of ["PXL_0001.jpg", "PXL_0002.jpg", "PXL_0003.jpg"]) {
-    names.set(server.addAsset(userId, { originalFileName: name }).id, name);
+  // A minute apart: no burst of the default rules, so no stack before the reset.
+  for (const [i, name] of ["PXL_0001.jpg", "PXL_0002.jpg", "PXL_0003.jpg"].entries()) {
+    const localDateTime = `2024-01-01T00:0${i}:00.000Z`;
+    names.set(server.addAsset(userId, { originalFileName: name, localDateTime }).id, name);
   }
   const env = { API_URL: server.url, API_KEY: key, STATE_DIR: state.path };
   const run = await cli([], env);

@@ -8,15 +8,25 @@ import type { AssetResponseDto } from "@immich/sdk";
 import { z } from "zod";
 import type { Asset, CriterionField, CriterionFields } from "../model.ts";
 import type { Fits, Proven } from "./_dto.ts";
+import type { CameraReader } from "./_camera.ts";
 
 // Both `…Z` (search) and `…+00:00` (stacks) forms are valid.
 const timestamp = z.iso.datetime({ offset: true });
-/** What every asset needs: the fields promotion and planning read, and EXIF for sizes. */
+/** What every asset needs: the fields promotion and planning read, and EXIF for sizes and cameras. */
 const coreAssetSchema = z.object({
   id: z.string(),
   originalFileName: z.string(),
   localDateTime: timestamp,
-  exifInfo: z.object({ fileSizeInByte: z.number().nullish() }).nullish(),
+  exifInfo: z.object({
+    fileSizeInByte: z.number().nullish(),
+    make: z.string().nullish(),
+    model: z.string().nullish(),
+    lensModel: z.string().nullish(),
+    exposureTime: z.string().nullish(),
+    fNumber: z.number().nullish(),
+    iso: z.number().nullish(),
+    dateTimeOriginal: z.string().nullish(),
+  }).nullish(),
 });
 
 /** One schema per field that only criteria read; an asset is checked on the ones it keeps. */
@@ -82,6 +92,7 @@ export type AssetResult = { readonly asset: Asset } | {
  * @param item The search item.
  * @param ownerId The user, whose id every asset shares.
  * @param fields The criterion fields to check and keep.
+ * @param cameras Reads the camera fields from EXIF (the default rules), when given.
  * @returns The asset, or the first field that failed validation.
  *
  * @example Usage
@@ -111,6 +122,7 @@ export function toAsset(
   item: Record<string, unknown>,
   ownerId: string,
   fields: readonly CriterionField[],
+  cameras?: CameraReader,
 ): AssetResult {
   const core = coreAssetSchema.safeParse(item);
   if (!core.success) {
@@ -130,6 +142,7 @@ export function toAsset(
   }
   const size = core.data.exifInfo?.fileSizeInByte;
   if (size !== undefined && size !== null) asset.fileSizeInByte = size;
+  cameras?.read(core.data.exifInfo, asset);
   return { asset };
 }
 

@@ -8,6 +8,7 @@
 import type { Asset } from "../model.ts";
 import { timeMs } from "./_values.ts";
 import { ALL_CRITERION_FIELDS, toAsset } from "./asset_schema.ts";
+import { CameraReader } from "./_camera.ts";
 import {
   type ChangedIdentity,
   type InvalidAsset,
@@ -106,12 +107,13 @@ export function assetChangesOf(session: Session): AssetChanges {
         }
       }
       const changed: ChangedAsset[] = [];
+      const cameras = filter.withCamera ? new CameraReader() : undefined;
       for (const visibility of CHANGE_VISIBILITIES) {
         const body = {
           ...visibilityBody(visibility),
           withDeleted: true,
           updatedAfter,
-          ...(filter.withFileSize ? { withExif: true } : {}),
+          ...(filter.withFileSize || filter.withCamera ? { withExif: true } : {}),
         };
         const found = await scan(http, body, { stopAfter: limit - changed.length });
         if (changed.length + found.size > limit) return undefined;
@@ -134,7 +136,7 @@ export function assetChangesOf(session: Session): AssetChanges {
             changed.push({ ...base, scopes: scopesIn });
             continue;
           }
-          const result = toAsset(item, userId, filter.fields ?? ALL_CRITERION_FIELDS);
+          const result = toAsset(item, userId, filter.fields ?? ALL_CRITERION_FIELDS, cameras);
           changed.push(
             "asset" in result ? { ...base, scopes: scopesIn, asset: result.asset } : {
               ...base,

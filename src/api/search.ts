@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { Asset, CriterionField } from "../model.ts";
 import { asRecord, searchItemId, timeMs } from "./_values.ts";
 import { ALL_CRITERION_FIELDS, toAsset } from "./asset_schema.ts";
+import { CameraReader } from "./_camera.ts";
 import { PermanentError } from "./errors.ts";
 import { type KeyPermissions, STATISTICS_PERMISSION } from "./permissions.ts";
 import { pagingError, searchPages, TRASH_EPOCH } from "./search_pages.ts";
@@ -34,6 +35,8 @@ export interface SearchFilter {
   readonly albumIds?: readonly string[];
   /** Ask for EXIF so that assets carry `fileSizeInByte` (size promotions). */
   readonly withFileSize?: boolean;
+  /** Ask for EXIF so that assets carry their camera, lens and exposure (the default rules). */
+  readonly withCamera?: boolean;
   /**
    * The criterion fields to keep on each asset (the others are neither checked nor kept).
    *
@@ -184,7 +187,7 @@ export function searchBody(filter: SearchFilter, scope: SearchScope) {
     ...(filter.takenAfter === undefined ? {} : { takenAfter: filter.takenAfter }),
     ...(filter.takenBefore === undefined ? {} : { takenBefore: filter.takenBefore }),
     ...(albumId === undefined ? {} : { albumIds: [albumId] }),
-    ...(filter.withFileSize ? { withExif: true } : {}),
+    ...(filter.withFileSize || filter.withCamera ? { withExif: true } : {}),
   };
 }
 
@@ -202,9 +205,10 @@ function validatePage(
     readonly filter: SearchFilter;
     readonly seen: Map<string, number>;
     readonly search: number;
+    readonly cameras: CameraReader | undefined;
   },
 ): AssetPage & { readonly repeated: boolean } {
-  const { userId, pass, filter, seen, search } = context;
+  const { userId, pass, filter, seen, search, cameras } = context;
   const assets: Asset[] = [];
   const updatedAt: number[] = [];
   const invalid: InvalidAsset[] = [];
@@ -231,7 +235,7 @@ function validatePage(
         continue;
       }
     }
-    const result = toAsset(record, userId, filter.fields ?? ALL_CRITERION_FIELDS);
+    const result = toAsset(record, userId, filter.fields ?? ALL_CRITERION_FIELDS, cameras);
     if ("asset" in result) {
       assets.push(result.asset);
       updatedAt.push(timeMs(record.updatedAt));
@@ -302,6 +306,7 @@ export function assetSearchOf(
     async *searchAssets(filter) {
       const { id: userId } = await session.me();
       const seen = new Map<string, number>();
+      const cameras = filter.withCamera ? new CameraReader() : undefined;
       for (const [search, scope] of searchScopes(filter).entries()) {
         const pass = passOf(scope);
         let page = 0;
@@ -313,6 +318,7 @@ export function assetSearchOf(
             filter,
             seen,
             search,
+            cameras,
           });
           if (repeated) throw pagingError("answered a page it had already sent", page);
           yield assetPage;

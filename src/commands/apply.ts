@@ -17,7 +17,7 @@ import { ApiError } from "../api/errors.ts";
 import { displayUrl, serverKey } from "../shown_url.ts";
 import { neededPermissions } from "../api/permissions.ts";
 import { ConfigError, type Settings, settingsOfPlan } from "../config.ts";
-import { parseCriteria } from "../grouping/criteria.ts";
+import { parseRules } from "../grouping/criteria.ts";
 import { NO_DELETION_LIMIT } from "../reconcile/deletions.ts";
 import type { Outcome } from "../model.ts";
 import { planUser } from "../plan_file/build.ts";
@@ -164,7 +164,7 @@ function applyWork(
       // The file reviewed is consent to its deletions, as it is to a reset's.
       const work = groupingWork(
         { ...approved.settings, maxStackDeletions: NO_DELETION_LIMIT },
-        parseCriteria(approved.settings.criteria),
+        parseRules(approved.settings.criteria),
         reading,
       );
       const prepared = await work.prepare(client, user, log);

@@ -16,7 +16,7 @@ import { getLogger, type Logger } from "@logtape/logtape";
 import { literal } from "../log.ts";
 import { neededPermissions } from "../api/permissions.ts";
 import type { Settings } from "../config.ts";
-import { criterionFields, parseCriteria } from "../grouping/criteria.ts";
+import { criterionFields, parseRules } from "../grouping/criteria.ts";
 import type { Asset, CriterionField } from "../model.ts";
 import { promotionOptions } from "../reading/query.ts";
 import { createParentOrder } from "../promotion/parent.ts";
@@ -48,7 +48,7 @@ const MAX_LISTED = 50;
  * @returns The work for `runUsers`.
  */
 function fixTrashWork(settings: Settings, force: boolean): UserWork {
-  const criteria = parseCriteria(settings.criteria);
+  const criteria = parseRules(settings.criteria);
   const order = createParentOrder(promotionOptions(settings, criteria));
   const fields: CriterionField[] = [
     ...new Set([...criterionFields(criteria), "isArchived"]),
@@ -69,6 +69,7 @@ function fixTrashWork(settings: Settings, force: boolean): UserWork {
           withArchived: true,
           withDeleted: true,
           includeVideos: settings.includeVideos,
+          withCamera: criteria.form === "devices",
           fields,
         })
       ) {

@@ -11,7 +11,7 @@ import { basename, dirname, extname, join, resolve } from "node:path";
 import { getLogger, type Logger } from "@logtape/logtape";
 import { displayUrl } from "../shown_url.ts";
 import { ConfigError, planSettings } from "../config.ts";
-import { parseCriteria } from "../grouping/criteria.ts";
+import { parseRules } from "../grouping/criteria.ts";
 import { NO_DELETION_LIMIT } from "../reconcile/deletions.ts";
 import { planUser } from "../plan_file/build.ts";
 import { writeAll } from "../log.ts";
@@ -186,7 +186,7 @@ export const planCommand: Command = async (context) => {
     await checkOwnFile(html, REVIEW_PAGE);
     if (!options.embedThumbnails) await checkPicturesFolder(picturesFolderOf(html));
   }
-  const criteria = parseCriteria(settings.criteria);
+  const criteria = parseRules(settings.criteria);
   return async () => {
     const dry = {
       ...settings,

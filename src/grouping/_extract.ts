@@ -167,7 +167,13 @@ const COLON = 58;
 const LOWER_T = 116;
 const LOWER_Z = 122;
 
-function isDigit(code: number): boolean {
+/**
+ * Whether a UTF-16 code unit is an ASCII digit.
+ *
+ * @param code The code unit (`text.charCodeAt(i)`; NaN past the end).
+ * @returns True for `0` to `9`.
+ */
+export function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;
 }
 

@@ -264,8 +264,23 @@ const rawAdvanced = strict({
 const rawLegacy = z.array(rawCriterion).min(1, { error: "must hold at least one criterion" });
 
 /**
- * The default CRITERIA (as immich-stack's): the file name before the first `~` or `.`, and
- * localDateTime with gaps of at most 1000 ms.
+ * The default rules, `{"mode":"devices"}`: what cameras and phones write, recognised by
+ * src/grouping/devices/ (docs/default-rules.md), instead of criteria.
+ */
+export interface DeviceRules {
+  readonly form: "devices";
+}
+
+/** What grouping follows: CRITERIA as written, or the default rules. */
+export type GroupingRules = Criteria | DeviceRules;
+
+/** The default rules. */
+export const DEVICE_RULES: DeviceRules = { form: "devices" };
+
+/**
+ * immich-stack's default CRITERIA: the file name before the first `~` or `.`, and
+ * localDateTime with gaps of at most 1000 ms. stacksync's default is {@linkcode DEVICE_RULES};
+ * this is what `CRITERIA` set to immich-stack's value means.
  */
 export const DEFAULT_CRITERIA: Criteria = parseCriteria([
   { key: "originalFileName", split: { delimiters: ["~", "."], index: 0 } },
@@ -335,6 +350,36 @@ export function parseCriteria(input: unknown): Criteria {
 }
 
 /**
+ * Validates CRITERIA (already parsed from JSON) into the rules grouping follows:
+ * `{"mode":"devices"}` is the default rules, anything else criteria ({@linkcode parseCriteria}).
+ *
+ * @param input CRITERIA after `JSON.parse`.
+ * @returns The rules.
+ * @throws {SyntaxError} `Invalid grouping criteria: <json path>: <problem>`, as
+ *   {@linkcode parseCriteria} does; for the devices mode, a field besides `mode`
+ *
+ * @example Usage
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEVICE_RULES, parseRules } from "./criteria.ts";
+ *
+ * assert.equal(parseRules({ mode: "devices" }), DEVICE_RULES);
+ * assert.equal(parseRules([{ key: "originalFileName" }]).form, "legacy");
+ * assert.throws(() => parseRules({ mode: "devices", delta: 1 }), {
+ *   message: "Invalid grouping criteria: delta: unknown field, expected mode",
+ * });
+ * ```
+ */
+export function parseRules(input: unknown): GroupingRules {
+  const mode = (input as { mode?: unknown } | null)?.mode;
+  if (typeof input !== "object" || Array.isArray(input) || mode !== "devices") {
+    return parseCriteria(input);
+  }
+  validate(strict({ mode: z.literal("devices") }), input);
+  return DEVICE_RULES;
+}
+
+/**
  * What promotion needs from the criteria: the regex promotions, and the split delimiters of
  * the `originalFileName` criteria (which `biggestNumber` uses to find the trailing number).
  *
@@ -350,10 +395,11 @@ export function parseCriteria(input: unknown): Criteria {
  * ```
  */
 export function promotionInputs(
-  criteria: Criteria,
+  criteria: GroupingRules,
 ): { regexPromotions: RegexPromotion[]; delimiters: string[] } {
   const regexPromotions: RegexPromotion[] = [];
   const delimiters: string[] = [];
+  if (criteria.form === "devices") return { regexPromotions, delimiters };
   for (const node of leaves(criteria.root)) {
     const c = node.criterion;
     if (c.kind !== "text" || (c.key !== "originalFileName" && c.key !== "originalPath")) continue;
@@ -391,8 +437,9 @@ export function promotionInputs(
  * );
  * ```
  */
-export function criterionFields(criteria: Criteria): CriterionField[] {
+export function criterionFields(criteria: GroupingRules): CriterionField[] {
   const fields = new Set<CriterionField>();
+  if (criteria.form === "devices") return [];
   for (const { criterion } of leaves(criteria.root)) {
     const key = criterion.key;
     if (key !== "originalFileName" && key !== "localDateTime" && key !== "id") fields.add(key);

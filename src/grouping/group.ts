@@ -16,8 +16,10 @@
  */
 
 import type { Asset, Group, SkippedAsset } from "../model.ts";
-import { type Criteria, type CriteriaNode, leaves, type TimeKey } from "./criteria.ts";
+import { type CriteriaNode, type GroupingRules, leaves, type TimeKey } from "./criteria.ts";
+import { groupByDevices } from "./devices/rules.ts";
 import { immichStackTime, parseTime, textValue, type ValueFailure } from "./_extract.ts";
+import { Forest } from "./_forest.ts";
 
 /** Groups and the assets left out, both in a deterministic order. */
 export interface GroupingResult {
@@ -47,6 +49,11 @@ export function bucketList(buckets: BucketHashes): readonly number[] {
 export interface GroupingOptions {
   /** Also return each asset's buckets ({@linkcode GroupingResult.buckets}). */
   readonly buckets?: boolean;
+  /**
+   * With the default rules: only the files of one shot and the versions of a photo, no bursts
+   * or brackets (what fix-trash follows).
+   */
+  readonly sameShot?: boolean;
 }
 
 const NO_BUCKETS: readonly number[] = [];
@@ -103,7 +110,7 @@ interface Evaluation {
 }
 
 /**
- * Groups assets by criteria.
+ * Groups assets by criteria, or by the default rules (src/grouping/devices/rules.ts).
  *
  * The group key is the group's criteria values joined with `|` (a time leaf contributes the
  * earliest time of its chain; an OR component takes its smallest key). Only groups of 2 or
@@ -115,7 +122,7 @@ interface Evaluation {
  * as long as another branch matches.
  *
  * @param assets the user's assets, in any order
- * @param criteria validated criteria (see {@link parseCriteria})
+ * @param criteria validated criteria or the default rules (see {@link parseRules})
  * @returns the groups and the skipped assets
  *
  * @example RAW+JPEG pair, its edited copy and a lone photo
@@ -141,9 +148,10 @@ interface Evaluation {
  */
 export function groupAssets(
   assets: readonly Asset[],
-  criteria: Criteria,
+  criteria: GroupingRules,
   options: GroupingOptions = {},
 ): GroupingResult {
+  if (criteria.form === "devices") return groupByDevices(assets, options);
   const n = assets.length;
   const bucketsOf: BucketHashes[] | undefined = options.buckets
     ? new Array(n).fill(NO_BUCKETS)
@@ -389,36 +397,4 @@ function collectGroups(
  */
 export function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Union-find over asset indexes, by size with path halving. */
-class Forest {
-  readonly #parent: Int32Array;
-  readonly #size: Int32Array;
-
-  constructor(n: number) {
-    this.#parent = new Int32Array(n);
-    this.#size = new Int32Array(n).fill(1);
-    for (let i = 0; i < n; i++) this.#parent[i] = i;
-  }
-
-  find(i: number): number {
-    const parent = this.#parent;
-    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
-    return i;
-  }
-
-  union(a: number, b: number): void {
-    let ra = this.find(a);
-    let rb = this.find(b);
-    if (ra === rb) return;
-    if (this.#size[ra] < this.#size[rb]) [ra, rb] = [rb, ra];
-    this.#parent[rb] = ra;
-    this.#size[ra] += this.#size[rb];
-  }
-
-  /** Whether the asset was joined with at least one other. */
-  joined(i: number): boolean {
-    return this.#size[this.find(i)] > 1;
-  }
 }

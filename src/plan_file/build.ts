@@ -118,6 +118,7 @@ function planAction(
   const body: Omit<PlanAction, "id"> = {
     kind: action.kind,
     reason: { code: action.reason, text: reasonText(action) },
+    ...ruleOf(action),
     assets: action.assetIds.map((id, i) =>
       planAsset(id, assets[i]?.id === id ? assets[i] : labels?.get(id))
     ),
@@ -139,7 +140,14 @@ function planConflict(
   const labels = labelsOf(conflict);
   return {
     reason: { code: conflict.reason, text: reasonText(conflict) },
+    ...ruleOf(conflict),
     assets: conflict.assetIds.map((id) => planAsset(id, labels.get(id))),
     stacks: conflict.stackIds.map((id) => planStack(stackOf(id), labels, read)),
   };
+}
+
+/** The rule that made the entry's group, when the default rules did. */
+function ruleOf(entry: Action | NeedsReplace): { rule?: string } {
+  const { label } = entry.context;
+  return label === undefined ? {} : { rule: label };
 }

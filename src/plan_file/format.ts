@@ -56,6 +56,8 @@ export interface PlanAction {
   readonly id: string;
   readonly kind: PlanKind;
   readonly reason: PlanReason;
+  /** Which of the default rules made its group (`RAW+JPEG pair`); absent otherwise. */
+  readonly rule?: string;
   /**
    * The stack it makes, cover first (`create`, `grow`, `update-primary`, `replace`), or the
    * members of the stack it deletes (`delete`).
@@ -77,6 +79,8 @@ export interface PlanAction {
 /** A group that conflicts with stacks the plan leaves alone (REPLACE_STACKS is off). */
 export interface PlanConflict {
   readonly reason: PlanReason;
+  /** Which of the default rules made its group; absent otherwise. */
+  readonly rule?: string;
   /** The group, cover first. */
   readonly assets: readonly PlanAsset[];
   /** The stacks it conflicts with, as read. */
@@ -137,6 +141,7 @@ const actionSchema = z.object({
   id: z.string(),
   kind: z.enum(["create", "grow", "update-primary", "replace", "delete"]),
   reason: reasonSchema,
+  rule: z.string().optional(),
   assets: z.array(assetSchema).min(1),
   stacks: z.array(stackSchema),
   deletes: z.array(z.string()).optional(),
@@ -160,6 +165,7 @@ const planSchema = z.object({
     actions: z.array(actionSchema),
     needsReplace: z.array(z.object({
       reason: reasonSchema,
+      rule: z.string().optional(),
       assets: z.array(assetSchema),
       stacks: z.array(stackSchema),
     })),

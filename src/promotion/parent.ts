@@ -8,15 +8,17 @@
  *    match captures `""`, so `["", "edited"]` puts the photo without the edit suffix first;
  * 2. `filename`: position of the first PARENT_FILENAME_PROMOTE item the name matches
  *    (case-insensitive), then the numbers read by a `sequence` item;
- * 3. `biggest-number`: when `biggestNumber` is listed, the larger number after the last split
+ * 3. `default-rules`: an asset the default rules prefer as the cover (the group's `preferred`:
+ *    the maker's COVER, the edited copy, the middle exposure of a bracket) first;
+ * 4. `biggest-number`: when `biggestNumber` is listed, the larger number after the last split
  *    delimiter first (`PXL_1~3.jpg`, `PXL_1~2.jpg`, `PXL_1.jpg`);
- * 4. `extension`: position in PARENT_EXT_PROMOTE (exact extension, case-insensitive);
- * 5. `builtin-extension`: `.jpeg`, `.jpg`, `.png`, then the rest;
- * 6. `size`: when `biggestSize` or `smallestSize` is listed (the first listed wins), by file
+ * 5. `extension`: position in PARENT_EXT_PROMOTE (exact extension, case-insensitive);
+ * 6. `builtin-extension`: `.jpeg`, `.jpg`, `.png`, then the rest;
+ * 7. `size`: when `biggestSize` or `smallestSize` is listed (the first listed wins), by file
  *    size, unknown sizes last;
- * 7. `name`: file name, case-insensitive, by UTF-16 code unit;
- * 8. `time`: localDateTime, earliest first, unreadable times last;
- * 9. `id`: asset id.
+ * 8. `name`: file name, case-insensitive, by UTF-16 code unit;
+ * 9. `time`: localDateTime, earliest first, unreadable times last;
+ * 10. `id`: asset id.
  *
  * Every asset's key is computed once per group, so sorting never compiles a pattern or reads a
  * name twice. The module is pure: the caller logs the returned rule and detail.
@@ -65,6 +67,7 @@ export type ParentRule =
   | "only-asset"
   | "regex"
   | "filename"
+  | "default-rules"
   | "biggest-number"
   | "extension"
   | "builtin-extension"
@@ -137,6 +140,8 @@ interface AssetKey {
   readonly filename: Placement;
   readonly sequence: string;
   readonly sequenceNumbers: readonly string[];
+  /** 0 when the default rules prefer the asset as the cover, else 1. */
+  readonly preferred: number;
   /** Sortable number after the last delimiter; "" when there is none. */
   readonly number: string;
   readonly numberText: string;
@@ -183,6 +188,12 @@ const RULES: readonly {
         ? `filename promote ${position(p.filename)} number ${p.sequenceNumbers.join(",")} ` +
           `before ${r.sequenceNumbers.join(",")}`
         : `filename promote ${position(p.filename)} before ${position(r.filename)}`,
+  },
+  {
+    rule: "default-rules",
+    compare: (a, b) => compare(a.preferred, b.preferred),
+    explain: (p, r) =>
+      `default rules cover "${p.asset.originalFileName}" before "${r.asset.originalFileName}"`,
   },
   {
     rule: "biggest-number",
@@ -338,6 +349,7 @@ function compile(options: PromotionOptions): CompiledOptions {
 }
 
 const NO_MATCH: Placement = { position: Infinity, label: "" };
+const NONE_PREFERRED: ReadonlySet<string> = new Set();
 const TEXT_MATCH: SequenceMatch = { key: "", numbers: [] };
 
 function regexPlacement(asset: Asset, promotions: readonly CompiledRegex[]): Placement {
@@ -365,7 +377,11 @@ function trailingNumber(stem: string, delimiters: readonly string[]): string {
   return /^\d+$/.test(last) ? last : "";
 }
 
-function keyOf(asset: Asset, options: CompiledOptions): AssetKey {
+function keyOf(
+  asset: Asset,
+  options: CompiledOptions,
+  preferred: ReadonlySet<string>,
+): AssetKey {
   const name = asset.originalFileName;
   const lowerName = name.toLowerCase();
   const { stem, extension } = splitExtension(name);
@@ -394,6 +410,7 @@ function keyOf(asset: Asset, options: CompiledOptions): AssetKey {
     filename,
     sequence: sequence.key,
     sequenceNumbers: sequence.numbers,
+    preferred: preferred.has(asset.id) ? 0 : 1,
     number: numberText === "" ? "" : encodeNumber(numberText),
     numberText,
     extension: { position: extensionPosition, label: extension },
@@ -406,7 +423,8 @@ function keyOf(asset: Asset, options: CompiledOptions): AssetKey {
 }
 
 function promoteWith(group: Group, options: CompiledOptions): PromotedGroup {
-  const keys = group.assets.map((asset) => keyOf(asset, options));
+  const preferred = group.preferred === undefined ? NONE_PREFERRED : new Set(group.preferred);
+  const keys = group.assets.map((asset) => keyOf(asset, options, preferred));
   keys.sort(firstDifference);
   const assets = keys.map((key) => key.asset);
   if (keys.length < 2) {

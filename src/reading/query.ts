@@ -7,7 +7,7 @@
  */
 import type { SearchFilter } from "../api/search.ts";
 import { SETTINGS, type Settings } from "../config.ts";
-import { type Criteria, criterionFields, promotionInputs } from "../grouping/criteria.ts";
+import { criterionFields, type GroupingRules, promotionInputs } from "../grouping/criteria.ts";
 import { needsFileSize, type PromotionOptions } from "../promotion/parent.ts";
 import { serverKey } from "../shown_url.ts";
 
@@ -22,7 +22,7 @@ export interface LibraryQuery {
   readonly search: Omit<SearchFilter, "albumIds">;
   /** FILTER_ALBUM_IDS as given: ids or names. */
   readonly albums?: readonly string[];
-  readonly criteria: Criteria;
+  readonly criteria: GroupingRules;
   readonly promotion: PromotionOptions;
   /**
    * The settings the cache's content and plan depend on (reading, grouping, planning), as text
@@ -64,7 +64,7 @@ export type QuerySettings = Pick<
  * @param criteria CRITERIA, parsed.
  * @returns The values.
  */
-export function libraryQueryOf(settings: QuerySettings, criteria: Criteria): LibraryQuery {
+export function libraryQueryOf(settings: QuerySettings, criteria: GroupingRules): LibraryQuery {
   const promotion = promotionOptions(settings, criteria);
   const text = (value: unknown) => value === undefined ? "" : JSON.stringify(value);
   return {
@@ -76,6 +76,7 @@ export function libraryQueryOf(settings: QuerySettings, criteria: Criteria): Lib
       takenAfter: settings.filterTakenAfter,
       takenBefore: settings.filterTakenBefore,
       withFileSize: needsFileSize(promotion),
+      withCamera: criteria.form === "devices",
       fields: criterionFields(criteria),
     },
     ...(settings.filterAlbumIds === undefined ? {} : { albums: settings.filterAlbumIds }),
@@ -124,7 +125,7 @@ export function shapingWith(
  */
 export function promotionOptions(
   settings: Pick<Settings, "parentFilenamePromote" | "parentExtPromote">,
-  criteria: Criteria,
+  criteria: GroupingRules,
 ): PromotionOptions {
   const { regexPromotions, delimiters } = promotionInputs(criteria);
   return {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { GroupingRules } from "../grouping/criteria.ts";
 import { bucketList, groupAssets } from "../grouping/group.ts";
 import { byPlace, smallestId } from "../incremental/entries.ts";
 import {
@@ -120,7 +121,9 @@ export async function regroupRegion(
       library.groups.drop(index);
       continue;
     }
-    kept.push({ key: read.keys.get(index)!, assets: rows.map((row) => assetOf(row)!) });
+    kept.push(
+      labelled({ key: read.keys.get(index)!, assets: rows.map((row) => assetOf(row)!) }, criteria),
+    );
   }
   const groups = [...kept, ...promoted]
     .map((group) => ({ group, key: group.key, first: smallestId(group) }))
@@ -133,4 +136,14 @@ export async function regroupRegion(
     stacks: region.stacks.size,
   });
   return { region, contents, groups, promoted, droppedGroups, rowOfId, computeMs };
+}
+
+/**
+ * A group kept from the cache, with the rule that made it when the default rules did: they say
+ * it again from the group's assets alone, which is what made it (docs/incremental.md).
+ */
+function labelled(group: Group, criteria: GroupingRules): Group {
+  if (criteria.form !== "devices") return group;
+  const label = groupAssets(group.assets, criteria).groups[0]?.label;
+  return label === undefined ? group : { ...group, label };
 }

@@ -882,7 +882,12 @@ function properties(action: Action, stackId?: string): Record<string, unknown> {
 
 /** The properties of an action's own line: its context plus the file names of its assets. */
 function lineProperties(action: Action, stackId?: string): Record<string, unknown> {
-  return { ...properties(action, stackId), files: fileList(action.context.assets) };
+  const { label } = action.context;
+  return {
+    ...properties(action, stackId),
+    ...(label === undefined ? {} : { rule: label }),
+    files: fileList(action.context.assets),
+  };
 }
 
 function ownStacks(action: Action): string | undefined {

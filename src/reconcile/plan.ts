@@ -37,6 +37,8 @@ import type {
 export interface PlanGroup {
   readonly key: string;
   readonly assets: readonly Pick<Asset, "id" | "originalFileName">[];
+  /** Which rule made it, for people (default rules only). */
+  readonly label?: string;
 }
 
 /** Settings that change what {@linkcode planStacks} may do. */
@@ -198,7 +200,7 @@ export function planStacks(
             assetIds: idsOf(assets),
             reason: "reset",
             ...(stackIds.length > 0 ? { stackIds } : {}),
-            context: { groupKey: group.key, assets },
+            context: contextOf(group, assets),
           };
         }),
       ],
@@ -239,7 +241,7 @@ export function planStacks(
       if (entry === undefined) entry = holder;
       else if (holder !== entry) spans = true;
     }
-    const context: ActionContext = { groupKey: group.key, assets };
+    const context = contextOf(group, assets);
     const assetIds = idsOf(assets);
     if (options.exactFor !== undefined && entry !== undefined) {
       for (const asset of assets) {
@@ -735,4 +737,11 @@ class Labels {
     return this.#grouped.get(assetId) ??
       { id: assetId, originalFileName: this.#fileNames.get(assetId) ?? assetId };
   }
+}
+
+/** What people see about a group's action: its key, its assets and the rule that made it. */
+function contextOf(group: PlanGroup, assets: readonly AssetLabel[]): ActionContext {
+  return group.label === undefined
+    ? { groupKey: group.key, assets }
+    : { groupKey: group.key, label: group.label, assets };
 }

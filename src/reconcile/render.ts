@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Action, AssetLabel, Plan, RemovedAsset } from "../model.ts";
+import type { Action, AssetLabel, NeedsReplace, Plan, RemovedAsset } from "../model.ts";
 import type { StackMove } from "./ground.ts";
 import { countPlan } from "./plan.ts";
 
@@ -29,6 +29,9 @@ export interface WriteMessageOptions {
  * | replace | `Created stack <new id> replacing <ids>` | `[DRY RUN] Would replace stack <ids>` |
  * | delete | `Deleted stack <id>` | `[DRY RUN] Would delete stack <id>` |
  *
+ * A dry run also says which of the default rules made the group, when one did:
+ * `[DRY RUN] Would create stack with 2 assets (RAW+JPEG pair)`.
+ *
  * A real replace also logs {@linkcode replaceDeletionMessage} for each stack it deletes.
  *
  * @param action The action.
@@ -46,6 +49,12 @@ export interface WriteMessageOptions {
  * ```
  */
 export function writeMessage(action: Action, options: WriteMessageOptions): string {
+  const message = writeWords(action, options);
+  const { label } = action.context;
+  return options.dryRun && label !== undefined ? `${message} (${label})` : message;
+}
+
+function writeWords(action: Action, options: WriteMessageOptions): string {
   const { dryRun } = options;
   switch (action.kind) {
     case "create":
@@ -243,9 +252,10 @@ export interface RenderPlanOptions {
  *
  * Each action gets one line (`Create stack with <n> assets`, `Grow stack <id>`, `Update stack
  * <id>`, `Replace stack <ids>`, `Delete stack <id>`) and then an indented note starting with
- * `# ` that gives the reason code and the files involved. Each conflict left alone gets a
- * `Needs replace: stack <ids>` line and a note. The last line counts the actions per kind, like
- * Terraform's `Plan:` line, or says `No changes: …` when there is nothing to do.
+ * `# ` that gives the reason code (and, in brackets, which of the default rules made the group,
+ * when one did: `# new-group (RAW+JPEG pair): …`) and the files involved. Each conflict left
+ * alone gets a `Needs replace: stack <ids>` line and a note. The last line counts the actions
+ * per kind, like Terraform's `Plan:` line, or says `No changes: …` when there is nothing to do.
  *
  * @param plan The plan.
  * @param options How much detail the notes carry.
@@ -264,17 +274,23 @@ export function renderPlan(plan: Plan, options: RenderPlanOptions = {}): string[
   const names = new NameList(options.maxNames ?? 5);
   const lines: string[] = [];
   for (const action of plan.actions) {
-    lines.push(planLine(action), `  # ${action.reason}: ${note(action, names)}`);
+    lines.push(planLine(action), `  # ${reasonOf(action)}: ${note(action, names)}`);
   }
   for (const conflict of plan.needsReplace) {
     lines.push(
       `Needs replace: stack ${conflict.stackIds.join(", ")}`,
-      `  # ${conflict.reason}: group ${names.group(conflict.context.assets)}; ` +
+      `  # ${reasonOf(conflict)}: group ${names.group(conflict.context.assets)}; ` +
         "set REPLACE_STACKS=true to replace",
     );
   }
   lines.push(summarizePlan(plan));
   return lines;
+}
+
+/** The reason code, with the rule that made the group when the default rules did. */
+function reasonOf(entry: Action | NeedsReplace): string {
+  const { label } = entry.context;
+  return label === undefined ? entry.reason : `${entry.reason} (${label})`;
 }
 
 function planLine(action: Action): string {

@@ -261,6 +261,7 @@ export function pageScript(writePlan: (plan: PlanFile) => Iterable<string>): voi
     if (plan.users.length > 1) head.append(el("span", "user", plan.users[card.user].name));
     const entry = card.action ?? card.conflict!;
     head.append(el("span", "reason", entry.reason.text));
+    if (entry.rule !== undefined) head.append(el("span", "rule", entry.rule));
     const size = byGroup.get(card.group)?.length ?? 1;
     if (size > 1) head.append(el("span", "together", `goes with ${size - 1} more`));
     node.append(head);

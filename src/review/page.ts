@@ -73,6 +73,8 @@ table.summary { border-collapse: collapse; margin: 12px 0; background: #fff; }
 .kind-needs-replace .badge { background: #757575; }
 .user { font-weight: 600; }
 .reason { overflow: hidden; text-overflow: ellipsis; }
+.rule { font-size: 12px; color: #1d1d1f; background: #e8eaf6; border-radius: 10px;
+  padding: 1px 8px; white-space: nowrap; }
 .together { color: #555; font-size: 12px; }
 .body { display: flex; gap: 24px; margin-top: 8px; }
 .side { flex: 1; min-width: 0; }

@@ -2,10 +2,11 @@
  * What `stacksync fix-trash` moves to the trash: pure, no I/O.
  *
  * Step 1 follows the trash: the photos outside the trash and the photos in it are grouped
- * together by CRITERIA, as a stacking pass would group them, and every photo outside the trash
- * that is the same shot (`shot.ts`) as a photo in the trash of its group goes there too (the RAW
- * and the edits of a JPEG the user deleted), never another frame of a burst the CRITERIA group
- * with it; with `wholeGroup` (FIX_TRASH_WHOLE_GROUP, immich-stack's way) every photo of such a
+ * together by CRITERIA, as a stacking pass would group them (the default rules by the files of
+ * one shot and the versions of a photo only, never a burst or a bracket), and every photo outside
+ * the trash that is the same shot (`shot.ts`) as a photo in the trash of its group goes there too
+ * (the RAW and the edits of a JPEG the user deleted), never another frame of a burst the CRITERIA
+ * group with it; with `wholeGroup` (FIX_TRASH_WHOLE_GROUP, immich-stack's way) every photo of such a
  * group goes. Two exceptions keep what the user meant to keep: a photo in the trash that has a
  * copy outside it (same file name, capture times at most 1 s apart: the user deleted one of two
  * uploads) is not followed, and an archived photo never goes.
@@ -18,12 +19,15 @@
  * @module
  */
 import type { Asset, AssetLabel, Stack, TrashAction, TrashPlan } from "../model.ts";
-import type { Criteria } from "../grouping/criteria.ts";
+import type { GroupingRules } from "../grouping/criteria.ts";
 import { parseTime } from "../grouping/_extract.ts";
 import { compare, groupAssets } from "../grouping/group.ts";
 import type { ParentOrder } from "../promotion/parent.ts";
 import { extensionOf, isRaw } from "./raw.ts";
 import { sameShot } from "./shot.ts";
+
+/** The default rules group a shot and its versions for fix-trash, never a burst. */
+const SAME_SHOT = { sameShot: true } as const;
 
 /** Capture times of two copies of one photo differ by at most this much. */
 const SAME_CAPTURE_MS = 1000;
@@ -40,7 +44,7 @@ export interface TrashInput {
   /** The user's stacks as `GET /stacks` lists them: members outside the trash. */
   readonly stacks: readonly Stack[];
   /** The grouping rules. */
-  readonly criteria: Criteria;
+  readonly criteria: GroupingRules;
   /** Orders each group's photos, cover first, for the lists people read. */
   readonly order: ParentOrder;
   /** TRASH_ORPHANED_RAWS: the RAW extensions it may move; undefined when it is off. */
@@ -147,7 +151,8 @@ export function planTrash(input: TrashInput): TrashDecision {
   const archivedKept: Asset[] = [];
   const beyondShot: BeyondShot[] = [];
   if (triggers.length > 0) {
-    for (const group of groupAssets([...triggers, ...active], input.criteria).groups) {
+    const grouping = groupAssets([...triggers, ...active], input.criteria, SAME_SHOT);
+    for (const group of grouping.groups) {
       if (!group.assets.some((asset) => inTrash.has(asset.id))) continue;
       const ordered = order.promote(group).assets;
       const inGroup = ordered.filter((asset) => inTrash.has(asset.id));
@@ -244,7 +249,7 @@ function orphanedRaws(
     asset.isArchived === false && !claimed.has(asset.id) &&
     extensions.has(extensionOf(asset.originalFileName));
 
-  const { groups, skipped } = groupAssets(input.active, input.criteria);
+  const { groups, skipped } = groupAssets(input.active, input.criteria, SAME_SHOT);
   const grouped = new Set<string>();
   const found: Asset[][] = [];
   for (const group of groups) {
