@@ -6,6 +6,7 @@
  * @module
  */
 import { searchScopes } from "../api/search.ts";
+import { PAGE_SIZE } from "../api/search_pages.ts";
 import {
   countMismatch,
   datedBackReason,
@@ -97,7 +98,8 @@ export async function incrementalRead(
   const max = reading.query.maxChanges;
   const limit = max + header.recent.count + header.written;
   const searching = performance.now();
-  const changes = await client.changedAssets(filter, since, limit);
+  const afterOverlap = await changesAfterOverlap(reading, header, { since, limit });
+  const changes = afterOverlap ?? await client.changedAssets(filter, since, limit);
   if (changes === undefined) {
     return `more assets changed since the last pass than INCREMENTAL_MAX_CHANGES (${max})`;
   }
@@ -123,11 +125,52 @@ export async function incrementalRead(
   // Stacks planned with trashed or hidden members (volatile) do not stop it: such a member, or
   // the stack Immich would name for it, changes only with some asset's updatedAt, which the
   // search sees (docs/incremental.md, "What only a full pass sees").
-  if (header.steady && countMismatch(serverCounts, expected) === undefined) {
-    const reused = reusePlan(reading, header, stored, changes, window);
+  const quiet = afterOverlap === undefined ? changes : changes.length === 0 ? "settled" : undefined;
+  if (
+    quiet !== undefined && header.steady && countMismatch(serverCounts, expected) === undefined
+  ) {
+    const reused = reusePlan(reading, header, stored, quiet, window);
     if (reused !== undefined) return reused;
   }
-  return await readRegion(reading, header, stored, { serverCounts, changes, window });
+  // The overlap as the last pass found it, or what this search found in it.
+  const checkedFrom = afterOverlap === undefined ? since : header.recent.newest! + 1;
+  return await readRegion(reading, header, stored, {
+    serverCounts,
+    changes,
+    checkedFrom,
+    window,
+  });
+}
+
+/**
+ * The changes after the newest one the last pass found, when the overlap before it is as that
+ * pass found it: each search of the pass counts in it (`POST /search/statistics` with
+ * `updatedAfter` and `updatedBefore`) the assets the last pass found there. After a pass of many
+ * writes the overlap holds every asset they moved, so reading it again on every pass would cost
+ * a search page per thousand of them (docs/incremental.md, "Server time").
+ *
+ * @param reading The user's reading.
+ * @param header The cache's header.
+ * @param search Where this pass's search for changes starts, and how many changes it takes.
+ * @returns The changes after the overlap, or undefined when the overlap must be read.
+ */
+async function changesAfterOverlap(
+  reading: Reading,
+  header: CacheHeader,
+  search: { readonly since: number; readonly limit: number },
+): Promise<AssetChange[] | undefined> {
+  const { newest, scoped, since, count } = header.recent;
+  if (since !== search.since || newest === undefined || scoped === undefined) return undefined;
+  // An overlap of less than a page costs a page per visibility read, no more than counted.
+  if (count < PAGE_SIZE) return undefined;
+  const { client, filter } = reading;
+  // Searches compare whole milliseconds and Immich keeps microseconds: an update in the last
+  // pass's newest millisecond is counted with the overlap, one a millisecond later found here.
+  const after = newest + 1;
+  const counted = await client.countAssets(filter, { after: since, before: after });
+  const same = counted !== undefined && counted.length === scoped.length &&
+    counted.every((count, i) => count === scoped[i]);
+  return same ? await client.changedAssets(filter, after, search.limit) : undefined;
 }
 
 /**
@@ -140,27 +183,33 @@ function reusePlan(
   reading: Reading,
   header: CacheHeader,
   stored: StoredPlan,
-  changes: readonly AssetChange[],
+  changes: readonly AssetChange[] | "settled",
   window: Window,
 ): PassInput | undefined {
-  const found = new DigestBuilder();
-  for (const change of changes) found.add(change.id, change.updatedAt);
-  const digest = found.build();
-  if (
-    header.recent.since !== window.since || digest.count !== header.recent.count ||
-    digest.digest !== header.recent.digest
-  ) {
-    return undefined;
+  let recent = header.recent;
+  if (changes !== "settled") {
+    const found = new DigestBuilder();
+    for (const change of changes) found.add(change.id, change.updatedAt);
+    const digest = found.build();
+    if (
+      header.recent.since !== window.since || digest.count !== header.recent.count ||
+      digest.digest !== header.recent.digest
+    ) {
+      return undefined;
+    }
+    const next = new DigestBuilder(header.counts.length);
+    for (const change of changes) {
+      if (change.updatedAt >= window.nextSince) {
+        next.add(change.id, change.updatedAt, change.scopes);
+      }
+    }
+    recent = { ...next.build(), since: window.nextSince };
   }
   reading.log.info("Incremental pass: nothing changed since {since}", {
     pass: "incremental",
     since: window.sinceText,
     changed: 0,
   });
-  const next = new DigestBuilder();
-  for (const change of changes) {
-    if (change.updatedAt >= window.nextSince) next.add(change.id, change.updatedAt);
-  }
   const cache = new CacheRecorder(recordingOf(reading, reading.files!), {
     generation: header.generation,
     watermark: window.watermark,
@@ -168,7 +217,7 @@ function reusePlan(
     fullPassClock: header.fullPassClock,
     offsets: header.offsets,
     counts: header.counts,
-    recent: { ...next.build(), since: window.nextSince },
+    recent,
     sizes: header.sizes,
     sums: { ...header.sums, delta: undefined },
     skippedAssets: stored.skippedAssets,
@@ -196,6 +245,8 @@ async function readRegion(
   found: {
     readonly serverCounts: readonly number[];
     readonly changes: readonly AssetChange[];
+    /** Assets the cache dates from here on are among the changes. */
+    readonly checkedFrom: number;
     readonly window: Window;
   },
 ): Promise<PassInput | string> {
@@ -213,7 +264,7 @@ async function readRegion(
   releaseMemory();
   const { library } = read;
   const written = applyWrites(library, read.writes);
-  const back = datedBack(library, found.changes, window.since);
+  const back = datedBack(library, found.changes, found.checkedFrom);
   const merged = mergeChanges(library, found.changes, header.watermark);
   const tooMany = tooManyChanges(merged.changed.length, reading.query.maxChanges);
   if (tooMany !== undefined) return tooMany;
@@ -324,7 +375,10 @@ async function regionInput(
     fullPassClock: header.fullPassClock,
     offsets: header.offsets,
     counts: scopeCounts(library, searchScopes(reading.filter).length),
-    recent: { ...recentDigest(library, window.nextSince), since: window.nextSince },
+    recent: {
+      ...recentDigest(library, window.nextSince, searchScopes(reading.filter).length),
+      since: window.nextSince,
+    },
     sizes: {
       assets: liveRows(library),
       stacks: library.stacks.size,
