@@ -318,7 +318,9 @@ export function assetSearchOf(
       for (const [search, scope] of searchScopes(filter).entries()) {
         const pass = passOf(scope);
         let page = 0;
-        for await (const items of searchPages(http, searchBody(filter, scope))) {
+        for await (
+          const items of searchPages(http, searchBody(filter, scope), { ahead: true })
+        ) {
           page++;
           const { repeated, ...assetPage } = validatePage(items, {
             userId,
