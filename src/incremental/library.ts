@@ -474,7 +474,7 @@ export class OtherTable {
 }
 
 /** The search scopes of a row's flags. */
-function scopesOf(flags: number): number {
+export function scopesOf(flags: number): number {
   return flags === REMOVED ? 0 : flags >>> SCOPE_SHIFT;
 }
 
