@@ -41,6 +41,7 @@ export function readTextFileIfPresent(path: string): string | undefined {
     throw new TypeError(`not UTF-8 text (line ${line})`);
   }
 }
+
 /** An env file that was read: its path as given and its entries. */
 export interface EnvFile {
   readonly path: string;
@@ -96,6 +97,7 @@ export function readEnvFile(
   }
   return { path: shownPath, entries };
 }
+
 /**
  * Environment variables that are no setting but close to one. A slip of a setting's name
  * (`DRYRUN`, `dry_run`, `DRY_RUNS`, `API_KEYS`) stops the command before anything is sent, as it

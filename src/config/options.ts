@@ -98,6 +98,7 @@ export interface CommandOptions {
 
 /** The keys of {@linkcode OPTIONS}, in the order `--help` lists them. */
 export const OPTION_KEYS = Object.keys(OPTIONS) as (keyof typeof OPTIONS)[];
+
 /** The own flags a command accepts, in declaration order. */
 export function optionsOf(command: CommandName): (keyof typeof OPTIONS)[] {
   return OPTION_KEYS.filter((key) => {

@@ -9,6 +9,7 @@ import { bool, concurrency, MAX_CONCURRENCY } from "./values.ts";
 
 /** PREVENT_SELF_REKT's pause before each write, as immich-stack's. */
 export const SELF_REKT_PAUSE_MS = 50;
+
 /** How many writes are in flight at once, and a pause before each. */
 export const PACE_SETTINGS = {
   stackConcurrency: declare({

@@ -25,6 +25,7 @@ export interface UnsupportedSetting {
  * immich-stack adds goes here until stacksync supports it.
  */
 export const UNSUPPORTED_SETTINGS: readonly UnsupportedSetting[] = [];
+
 /** One line per immich-stack setting given that stacksync does not support. */
 export function unsupportedWarnings(
   env: Readonly<Record<string, string | undefined>>,

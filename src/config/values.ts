@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { parseRules } from "../grouping/criteria.ts";
-import { type DeletionLimit } from "../reconcile/deletions.ts";
+import type { DeletionLimit } from "../reconcile/deletions.ts";
 import { parseSequenceKeyword } from "../promotion/sequence.ts";
 
 const TRUE_WORDS = ["true", "1", "yes"];

@@ -9,6 +9,7 @@ import { summarySchema } from "./journal_schema.ts";
 
 /** The name of a summary file's format. */
 const SUMMARY_FORMAT = "stacksync-run";
+
 /** Writes a journal's summary beside it. */
 export function writeSummary(path: string, summary: JournalSummary): Promise<void> {
   return replaceFile(
