@@ -16,20 +16,21 @@ import type { Reading } from "./input.ts";
 
 /**
  * Reads again the stacks the changed assets left or joined: `GET /assets/{id}` names an
- * asset's stack (a search without stacked assets first spares new uploads the request),
+ * asset's stack (a search without stacked assets, from the oldest change on, first spares new
+ * uploads the request),
  * `GET /stacks?primaryAssetId=` finds the stacks Immich does not name there, and
  * `GET /stacks/{id}` reads each stack once. The library's stacks are updated in place.
  *
  * @param reading The user's reading.
  * @param library The cached library.
- * @param changed The assets that changed.
+ * @param changed The assets that changed, with the `updatedAt` the search found.
  * @param since Where the search for changes started.
  * @returns The ids of the stacks read again or gone.
  */
 export async function refreshStacks(
   reading: Reading,
   library: Library,
-  changed: readonly { readonly id: string }[],
+  changed: readonly { readonly id: string; readonly updatedAt: number }[],
   since: number,
 ): Promise<Set<string>> {
   const touched = new Set<string>();
@@ -41,7 +42,11 @@ export async function refreshStacks(
   matchRows(library, ids, { removed: true }, (_, row) => changedRows.add(row));
   const changedRef = (ref: Ref) => typeof ref === "number" ? changedRows.has(ref) : ids.has(ref);
   library.stacks.each(changedRef, (stack) => touched.add(stack.id));
-  const unstacked = await client.unstackedSince(since);
+  // Each changed asset is found again from its own updatedAt on: searching from the window's
+  // start instead would re-read the whole overlap, every asset the last writes dated.
+  let oldest = Infinity;
+  for (const change of changed) oldest = Math.min(oldest, change.updatedAt);
+  const unstacked = await client.unstackedSince(Math.max(since, oldest));
   const found = new Map<string, Stack>();
   for (const change of changed) {
     if (unstacked.has(change.id)) continue;
