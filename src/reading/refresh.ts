@@ -16,14 +16,13 @@ import type { Reading } from "./input.ts";
 
 /**
  * Reads again the stacks the changed assets left or joined: `GET /assets/{id}` names an
- * asset's stack (a search without stacked assets, from the oldest change on, first spares new
- * uploads the request),
+ * asset's stack (a search without stacked assets first spares new uploads the request),
  * `GET /stacks?primaryAssetId=` finds the stacks Immich does not name there, and
  * `GET /stacks/{id}` reads each stack once. The library's stacks are updated in place.
  *
  * @param reading The user's reading.
  * @param library The cached library.
- * @param changed The assets that changed, with the `updatedAt` the search found.
+ * @param changed The assets that changed.
  * @param since Where the search for changes started.
  * @returns The ids of the stacks read again or gone.
  */
@@ -42,11 +41,11 @@ export async function refreshStacks(
   matchRows(library, ids, { removed: true }, (_, row) => changedRows.add(row));
   const changedRef = (ref: Ref) => typeof ref === "number" ? changedRows.has(ref) : ids.has(ref);
   library.stacks.each(changedRef, (stack) => touched.add(stack.id));
-  // Each changed asset is found again from its own updatedAt on: searching from the window's
-  // start instead would re-read the whole overlap, every asset the last writes dated.
-  let oldest = Infinity;
-  for (const change of changed) oldest = Math.min(oldest, change.updatedAt);
-  const unstacked = await client.unstackedSince(Math.max(since, oldest));
+  // Only the changed assets' answers count: the search starts at the earliest of them, not at
+  // the overlap's start, which after many writes holds a page per thousand of them.
+  let earliest = Infinity;
+  for (const change of changed) earliest = Math.min(earliest, change.updatedAt);
+  const unstacked = await client.unstackedSince(Math.max(since, earliest));
   const found = new Map<string, Stack>();
   for (const change of changed) {
     if (unstacked.has(change.id)) continue;
