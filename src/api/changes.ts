@@ -19,7 +19,7 @@ import {
   type SearchFilter,
   searchScopes,
 } from "./search.ts";
-import { CHANGE_VISIBILITIES, scan, visibilityBody } from "./search_pages.ts";
+import { CHANGE_VISIBILITIES, scan, scanEach, visibilityBody } from "./search_pages.ts";
 import type { Session } from "./session.ts";
 
 /** An asset changed since a time, as an incremental pass sees it. */
@@ -83,6 +83,41 @@ function inPass(
   return filter.takenBefore === undefined || taken <= Date.parse(filter.takenBefore);
 }
 
+/** One asset a search for changes found, as the pass sees it. */
+function changeOf(
+  id: string,
+  item: Record<string, unknown>,
+  context: {
+    readonly visibility: string;
+    readonly filter: SearchFilter;
+    readonly scopes: ReturnType<typeof searchScopes>;
+    readonly inAlbum: ReadonlyMap<string, number>;
+    readonly userId: string;
+    readonly cameras: CameraReader | undefined;
+  },
+): ChangedAsset {
+  const { filter, visibility, userId } = context;
+  let scopes = 0;
+  for (const [index, scope] of context.scopes.entries()) {
+    if (inPass(item, visibility, passOf(scope), filter)) scopes |= 1 << index;
+  }
+  if (filter.albumIds?.length) scopes &= context.inAlbum.get(id) ?? 0;
+  const own = item.ownerId === userId;
+  const base = {
+    id,
+    updatedAt: timeMs(item.updatedAt),
+    own,
+    scopes,
+    trashed: item.isTrashed === true,
+    archived: visibility === "archive",
+  };
+  if (!own || scopes === 0) return base;
+  const result = toAsset(item, userId, filter.fields ?? ALL_CRITERION_FIELDS, context.cameras);
+  if ("asset" in result) return { ...base, asset: result.asset };
+  const invalid = { id, field: result.field, message: result.message, updatedAt: base.updatedAt };
+  return { ...base, invalid };
+}
+
 /**
  * The changes part of the client.
  *
@@ -109,46 +144,18 @@ export function assetChangesOf(session: Session): AssetChanges {
       const changed: ChangedAsset[] = [];
       const cameras = filter.withCamera ? new CameraReader() : undefined;
       for (const visibility of CHANGE_VISIBILITIES) {
+        const context = { visibility, filter, scopes, inAlbum, userId, cameras };
         const body = {
           ...visibilityBody(visibility),
           withDeleted: true,
           updatedAfter,
           ...(filter.withFileSize || filter.withCamera ? { withExif: true } : {}),
         };
-        const found = await scan(http, body, { stopAfter: limit - changed.length });
-        if (changed.length + found.size > limit) return undefined;
-        for (const item of found.values()) {
-          const id = item.id as string;
-          let scopesIn = 0;
-          for (const [index, scope] of scopes.entries()) {
-            if (inPass(item, visibility, passOf(scope), filter)) scopesIn |= 1 << index;
-          }
-          if (filter.albumIds?.length) scopesIn &= inAlbum.get(id) ?? 0;
-          const own = item.ownerId === userId;
-          const base = {
-            id,
-            updatedAt: timeMs(item.updatedAt),
-            own,
-            trashed: item.isTrashed === true,
-            archived: visibility === "archive",
-          };
-          if (!own || scopesIn === 0) {
-            changed.push({ ...base, scopes: scopesIn });
-            continue;
-          }
-          const result = toAsset(item, userId, filter.fields ?? ALL_CRITERION_FIELDS, cameras);
-          changed.push(
-            "asset" in result ? { ...base, scopes: scopesIn, asset: result.asset } : {
-              ...base,
-              scopes: scopesIn,
-              invalid: {
-                id,
-                field: result.field,
-                message: result.message,
-                updatedAt: base.updatedAt,
-              },
-            },
-          );
+        // Page by page: the overlap re-reads every asset of the last writes, which the pass
+        // already knows, and their raw answers (with EXIF) would otherwise all be held at once.
+        for await (const [id, item] of scanEach(http, body)) {
+          if (changed.length >= limit) return undefined;
+          changed.push(changeOf(id, item, context));
         }
       }
       return changed;

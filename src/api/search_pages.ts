@@ -212,11 +212,32 @@ export async function scan(
   body: Readonly<Record<string, unknown>>,
   options: ScanOptions = {},
 ): Promise<Map<string, Record<string, unknown>>> {
-  const { userId, stopAfter = Infinity } = options;
   const found = new Map<string, Record<string, unknown>>();
+  for await (const [id, record] of scanEach(http, body, options)) found.set(id, record);
+  return found;
+}
+
+/**
+ * The assets of one search as its pages arrive, each once, with its id: a caller that keeps
+ * less than the whole answer (a search for changes re-reads thousands of assets it already
+ * knows) never holds every page at once.
+ *
+ * @param http The user's transport.
+ * @param body The search.
+ * @param options Whose assets, and when to stop.
+ * @returns Each new item with its id.
+ * @throws {PermanentError} When the server sends a page twice or breaks the paging contract.
+ */
+export async function* scanEach(
+  http: HttpClient,
+  body: Readonly<Record<string, unknown>>,
+  options: ScanOptions = {},
+): AsyncGenerator<readonly [string, Record<string, unknown>]> {
+  const { userId, stopAfter = Infinity } = options;
+  const seen = new Set<string>();
   let page = 0;
   for await (const items of searchPages(http, body)) {
-    if (found.size > stopAfter) break;
+    if (seen.size > stopAfter) return;
     page++;
     let fresh = 0;
     let mine = 0;
@@ -226,13 +247,13 @@ export async function scan(
       if (id === undefined) continue;
       if (userId !== undefined && record.ownerId !== userId) continue;
       mine++;
-      if (found.has(id)) continue;
+      if (seen.has(id)) continue;
       fresh++;
-      found.set(id, record);
+      seen.add(id);
+      yield [id, record];
     }
     if (mine > 0 && fresh === 0) throw pagingError("answered a page it had already sent", page);
   }
-  return found;
 }
 
 /**
