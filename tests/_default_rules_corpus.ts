@@ -180,6 +180,18 @@ const RAW_JPEG: CorpusCase[] = [
   },
   {
     kind: "raw+jpeg",
+    name: "Renamed by a tethering app's batch number: NEF and JPG of one number",
+    source: "https://capturegrid.com/name_policy.html",
+    files: [
+      photo("Session_12.NEF", "2024-06-08T15:20:05.500Z", D850, x("1/250", 8, 100)),
+      photo("Session_12.JPG", "2024-06-08T15:20:05.500Z", D850, x("1/250", 8, 100)),
+      photo("Session_13.NEF", "2024-06-08T15:20:41.200Z", D850, x("1/250", 8, 100)),
+      photo("Session_13.JPG", "2024-06-08T15:20:41.200Z", D850, x("1/250", 8, 100)),
+    ],
+    stacks: [["Session_12.JPG", "Session_12.NEF"], ["Session_13.JPG", "Session_13.NEF"]],
+  },
+  {
+    kind: "raw+jpeg",
     name: "Canon IMG_ CR3 and JPG",
     source: `${ISSUE}/55`,
     files: [

@@ -231,3 +231,27 @@ Deno.test("regrouping the photos that share buckets with some gives the whole li
     assert.ok(region.size < assets.length / 2, `seed ${seed}: ${region.size} of ${assets.length}`);
   }
 });
+
+// Renaming tools number the files of a shot once for its RAW and JPEG alike, e.g. Smart
+// Shooter's and CaptureGrid's batch number ("[N]_[B]": "Session_12.NEF", "Session_12.JPG";
+// https://capturegrid.com/name_policy.html): the name reads as a version of "Session", and the
+// two files are still one shot.
+Deno.test("a RAW+JPEG pair renamed with a number is one shot; other numbers stay apart", () => {
+  const { groups } = groupAssets([
+    photo("a1", "Session_12.NEF", 0, { camera: "NIKON D850" }),
+    photo("a2", "Session_12.JPG", 0, { camera: "NIKON D850" }),
+    photo("b1", "Session_13.NEF", 30_000, { camera: "NIKON D850" }),
+    photo("b2", "Session_13.JPG", 30_000, { camera: "NIKON D850" }),
+    photo("c1", "Trip-7.CR3", 600_000),
+    photo("c2", "Trip-7.JPG", 600_000),
+    // The same name from another camera in the same second: two photos, not a pair.
+    photo("d1", "Party_10.JPG", 900_000, { camera: "Apple iPhone 13" }),
+    photo("d2", "Party_10.DNG", 900_000, { camera: "Google Pixel 8" }),
+  ], DEVICE_RULES);
+  assert.deepEqual(summary(groups), [
+    // Both read as versions, so both are preferred: promotion takes the JPEG, as of any pair.
+    "RAW+JPEG pair: a1,a2 (a1,a2)",
+    "RAW+JPEG pair: b1,b2 (b1,b2)",
+    "RAW+JPEG pair: c1,c2 (c1,c2)",
+  ]);
+});

@@ -184,6 +184,28 @@ export function linkShots(members: readonly number[], facts: Facts, link: Link):
 }
 
 /**
+ * Joins the files of each shot among the versions of one stem that carry the same marks: a
+ * RAW+JPEG pair renamed with a number (`Session_12.NEF` and `Session_12.JPG`) reads as two
+ * versions of `Session`, and is one shot all the same. Other versions never join here.
+ *
+ * @param members The photos of a bucket, by index.
+ * @param facts What was read from each photo.
+ * @param link Where the links go.
+ */
+export function linkVersionTwins(members: readonly number[], facts: Facts, link: Link): void {
+  const byMarks = new Map<string, number[]>();
+  for (const m of members) {
+    const derivation = facts.derivations[m];
+    if (derivation === undefined) continue;
+    const key = derivation.marks.join("\n").toLowerCase();
+    const twins = byMarks.get(key);
+    if (twins === undefined) byMarks.set(key, [m]);
+    else twins.push(m);
+  }
+  for (const twins of byMarks.values()) linkShots(twins, facts, link);
+}
+
+/**
  * The photo a version was made from, among the candidates of its buckets: one of the same kind
  * (photo or video) and camera, dated at most 14 days before the version and a day after; a copy
  * also of the same exposure. The original closest in time wins, then one dated before the

@@ -26,11 +26,13 @@ import {
   EDIT_BEFORE_MS,
   type Facts,
   LINK,
+  type Link,
   type LinkKind,
   linkNamedBurst,
   type Links,
   linkSequences,
   linkShots,
+  linkVersionTwins,
   parentOf,
 } from "./links.ts";
 import type { Derivation } from "./derivatives.ts";
@@ -124,6 +126,14 @@ export function groupByDevices(
     links.b.push(b);
     links.kind.push(kind);
   };
+  // A version is in the stem buckets of several weeks, and meets its twins in each: one link.
+  const twinsLinked = new Set<string>();
+  const linkTwins: Link = (a, b, kind) => {
+    const pair = a < b ? `${a},${b}` : `${b},${a}`;
+    if (twinsLinked.has(pair)) return;
+    twinsLinked.add(pair);
+    link(a, b, kind);
+  };
   for (let id = 0; id < buckets.count; id++) {
     if (buckets.size(id) < 2) continue;
     const kind = buckets.kind(id);
@@ -131,6 +141,7 @@ export function groupByDevices(
     if (kind === BUCKET.stem) {
       const originals = members.filter((m) => derivations[m] === undefined);
       if (originals.length > 1) linkShots(originals, facts, link);
+      if (originals.length < members.length - 1) linkVersionTwins(members, facts, linkTwins);
     } else if (kind === BUCKET.sequence) linkSequences(members, facts, link);
     else linkNamedBurst(members, facts, link);
   }
