@@ -1,9 +1,9 @@
 /**
  * The task scripts as a contributor runs them, as subprocesses with the permission flags their
  * deno.json tasks give: `deno task bench` explains itself (tests/full/scripts_test.ts runs it and
- * checks that it changes BENCHMARKS.md only when asked), `scripts/bench_grouping.ts` measures
- * the groupings on their own, and `deno task sandbox` serves a stand-in Immich to try settings
- * against until it is stopped.
+ * checks that it changes BENCHMARKS.md only when asked, and `deno task screenshot`),
+ * `scripts/bench_grouping.ts` measures the groupings on their own, and `deno task sandbox` serves
+ * a stand-in Immich to try settings against until it is stopped.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -61,25 +61,6 @@ Deno.test("scripts/bench_grouping.ts measures both groupings and both searches a
     "search with EXIF (camera fields)",
   ]);
   for (const line of lines) assert.match(line, /, CPU \d+ ms, peak \d+\.\d MiB/, line);
-});
-
-Deno.test("deno task screenshot rewrites the picture only when the page looks different", async () => {
-  const folder = await Deno.makeTempDir({ prefix: "stacksync_scripts_test_" });
-  try {
-    const out = join(folder, "review-page.png");
-    // A picture of another size: the page's picture replaces it.
-    await Deno.copyFile(new URL("testdata/thumbnails/1-hills.webp", import.meta.url), out);
-    const first = await output(taskCommand("screenshot", ["--out", out]));
-    assert.deepEqual(first, { code: 0, stdout: `Wrote ${out} (the size differs)\n`, stderr: "" });
-    const png = await Deno.readFile(out);
-    assert.deepEqual([...png.slice(1, 4)], [..."PNG"].map((c) => c.charCodeAt(0)));
-    const again = await output(taskCommand("screenshot", ["--out", out]));
-    assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, /^\S+ is unchanged \(\d+ pixels differ\)\n$/);
-    assert.deepEqual(await Deno.readFile(out), png);
-  } finally {
-    await Deno.remove(folder, { recursive: true });
-  }
 });
 
 /** A running `deno task sandbox` and the API_URL and API_KEY lines it printed. */
