@@ -73,18 +73,19 @@ Deno.test("main.ts gives up on a silent server after REQUEST_TIMEOUT and its ret
   await using server = await serverWithPair();
   server.setFaults({ routes: { "GET /server/version": { hang: true } } });
   const end = await runUntil(
-    { env: { API_URL: server.url, API_KEY: KEY, REQUEST_TIMEOUT: "2", LOG_FORMAT: "json" } },
+    // The shortest limit: four attempts and three backoffs still wait about 8 s for real.
+    { env: { API_URL: server.url, API_KEY: KEY, REQUEST_TIMEOUT: "1", LOG_FORMAT: "json" } },
     60_000,
   );
   assert.equal(end.code, 1, end.lines.join("\n"));
   const lines = parseLines(end.lines);
   const url = `${server.url}/server/version`;
   assert.deepEqual(messages(lines, "error"), [
-    `Skipping user 1: API request timed out: GET ${url} got no answer within 2 s ` +
+    `Skipping user 1: API request timed out: GET ${url} got no answer within 1 s ` +
     "(REQUEST_TIMEOUT) after 4 attempts",
   ]);
   const retries = lines.filter((line) => line.msg.startsWith("Retry "));
-  assert.deepEqual(retries.map((line) => line.reason), Array(3).fill("no answer within 2 s"));
+  assert.deepEqual(retries.map((line) => line.reason), Array(3).fill("no answer within 1 s"));
   assert.equal(server.requests.filter((r) => r.path === "/server/version").length, 4);
 });
 

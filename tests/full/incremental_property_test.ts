@@ -19,27 +19,27 @@
  *
  * The passes run in process (`runPass()`), the commands through `main()`; the incremental pass
  * is real (it writes, journals and keeps the cache), the full one a dry run on the same state,
- * which plans exactly as a real one. By default a seeded sample of the cases runs;
- * `STACKSYNC_PROPERTY_CASES=all` (`deno task test:full`) runs every one.
+ * which plans exactly as a real one. Minutes of work, so only `deno task test:full` runs it, every
+ * case (`STACKSYNC_PROPERTY_CASES=all`); run alone, a seeded sample of the cases runs.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type LogRecord, reset } from "@logtape/logtape";
-import { loadSettings, type Settings } from "../src/config.ts";
-import type { Action, Outcome, Plan } from "../src/model.ts";
-import { type PassRecord, runPass } from "../src/run.ts";
-import { openStateFolder } from "../src/state/folder.ts";
-import { recordLogs } from "./_logs.ts";
-import { CRITERIA } from "./_e2e.ts";
-import { runMain } from "./_undo_library.ts";
+import { loadSettings, type Settings } from "../../src/config.ts";
+import type { Action, Outcome, Plan } from "../../src/model.ts";
+import { type PassRecord, runPass } from "../../src/run.ts";
+import { openStateFolder } from "../../src/state/folder.ts";
+import { recordLogs } from "../_logs.ts";
+import { CRITERIA } from "../_e2e.ts";
+import { runMain } from "../_undo_library.ts";
 import {
   type ImmichServer,
   startImmichServer,
   type TestAssetInput,
   type TestStack,
-} from "./immich_server.ts";
-import { type Random, seededRandom } from "./_random.ts";
-import { propertyCases } from "./_property_cases.ts";
+} from "../immich_server.ts";
+import { type Random, seededRandom } from "../_random.ts";
+import { propertyCases } from "../_property_cases.ts";
 
 /**
  * Every case; by default a sample of them runs (tests/_property_cases.ts). A range of seeds
