@@ -358,50 +358,6 @@ Deno.test("main.ts refuses a key lacking stack.create before any write, but dry-
   assert.ok(library.server.requests.every((r) => r.status < 400));
 });
 
-Deno.test("main.ts counts a create that keeps failing and still makes the other stacks", async () => {
-  const library = await startLibrary();
-  await using _server = library.server;
-  // The first create of the run meets all four attempts (one try and three retries) failing.
-  library.server.setFaults({ routes: { "POST /stacks": { status: 500, times: 4 } } });
-
-  const result = await run(env(library));
-  assert.equal(result.code, 1);
-  const posts = library.server.requests.filter((r) => r.method === "POST" && r.path === "/stacks");
-  assert.deepEqual(posts.map((r) => r.status), [500, 500, 500, 500, ...Array(6).fill(201)]);
-  assert.deepEqual(posts.slice(1, 4).map((r) => r.body), Array(3).fill(posts[0].body));
-  const failedIds = (posts[0].body as { assetIds: string[] }).assetIds;
-  assert.equal(library.server.stacks(library.userId).length, 6);
-  assert.deepEqual(
-    stacksOf(library),
-    EXPECTED.filter((stack) => !stack.startsWith(`${library.labels.get(failedIds[0])} <-`)),
-  );
-  assert.equal(
-    summaryOf(result),
-    "Summary for Ada: 6 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 0 need replacing, " +
-      "1 failed, 0 assets skipped",
-  );
-  assert.deepEqual(
-    logLines(result).filter((line) => line.level === "warn" && line.msg.startsWith("Retry"))
-      .map((line) => line.msg.replace(/after \d+ms$/, "after <delay>")),
-    ["Retry 1/3 after <delay>", "Retry 2/3 after <delay>", "Retry 3/3 after <delay>"],
-  );
-  const failure = logLines(result).filter((line) => line.level === "error");
-  assert.deepEqual(failure.map((line) => [line.msg, line.assetID, line.user]), [
-    ["Failed to create stack", failedIds[0], "Ada"],
-  ]);
-  assert.match(String(failure[0].error), /500/);
-  const groupSize = failedIds.length;
-  assert.deepEqual(
-    messages(result, "warn").filter((msg) => msg.startsWith("Left for the next run")).map((msg) =>
-      msg.replace(/: API request failed: .*$/, "")
-    ),
-    [`Left for the next run: create stack with ${groupSize} assets: Failed to create stack`],
-  );
-  assert.deepEqual(messages(result, "warn").filter((msg) => msg.startsWith("Run finished")), [
-    "Run finished: 1 user processed, 0 users skipped, 1 action failed",
-  ]);
-});
-
 /** Reads the cron run's lines until `until` matches one; fails when stdout ends first. */
 async function readUntil(cli: SpawnedCli, until: (line: LogLine) => boolean): Promise<void> {
   for (let line = await cli.nextLine(); line !== undefined; line = await cli.nextLine()) {

@@ -1,14 +1,25 @@
 /**
- * The real CLI as a subprocess under faults, against the Immich test server: 5xx answers (before
- * and after the server did the work), dropped connections and 429 with Retry-After. The CLI's
- * retries wait for real (seconds in all), so only `deno task test:full` runs it; in process,
- * tests/safety_property_test.ts and tests/undo_property_test.ts meet the same faults without
- * waiting.
+ * The real CLI as a subprocess under faults, against the Immich test server: a create that fails
+ * every attempt, and 5xx answers (before and after the server did the work), dropped connections
+ * and 429 with Retry-After. The CLI's retries wait for real (seconds in all), so only
+ * `deno task test:full` runs these; in process, tests/safety_property_test.ts,
+ * tests/undo_property_test.ts and tests/apply_test.ts meet the same faults without waiting.
  */
 import assert from "node:assert/strict";
 import { isDeepStrictEqual as isDeepEqual } from "node:util";
 import type { CliResult } from "../_cli.ts";
-import { CRITERIA, describeStack, logLines, run, summaryOf } from "../_e2e.ts";
+import {
+  CRITERIA,
+  describeStack,
+  env,
+  EXPECTED,
+  logLines,
+  messages,
+  run,
+  stacksOf,
+  startLibrary,
+  summaryOf,
+} from "../_e2e.ts";
 import { type ImmichServer, startImmichServer } from "../immich_server.ts";
 
 /** A UUID (v4 form) numbered `n`, so two servers can hold the very same library. */
@@ -126,4 +137,47 @@ Deno.test("main.ts under 5xx, dropped connections and 429 reaches a clean run's 
   }
   // Retry-After: 1 is honoured as it is, without backoff or jitter.
   assert.ok(retries.some((line) => line.msg.endsWith(" after 1000ms") && line.status === 429));
+});
+Deno.test("main.ts counts a create that keeps failing and still makes the other stacks", async () => {
+  const library = await startLibrary();
+  await using _server = library.server;
+  // The first create of the run meets all four attempts (one try and three retries) failing.
+  library.server.setFaults({ routes: { "POST /stacks": { status: 500, times: 4 } } });
+
+  const result = await run(env(library));
+  assert.equal(result.code, 1);
+  const posts = library.server.requests.filter((r) => r.method === "POST" && r.path === "/stacks");
+  assert.deepEqual(posts.map((r) => r.status), [500, 500, 500, 500, ...Array(6).fill(201)]);
+  assert.deepEqual(posts.slice(1, 4).map((r) => r.body), Array(3).fill(posts[0].body));
+  const failedIds = (posts[0].body as { assetIds: string[] }).assetIds;
+  assert.equal(library.server.stacks(library.userId).length, 6);
+  assert.deepEqual(
+    stacksOf(library),
+    EXPECTED.filter((stack) => !stack.startsWith(`${library.labels.get(failedIds[0])} <-`)),
+  );
+  assert.equal(
+    summaryOf(result),
+    "Summary for Ada: 6 created, 0 updated, 0 replaced, 0 deleted, 0 in sync, 0 need replacing, " +
+      "1 failed, 0 assets skipped",
+  );
+  assert.deepEqual(
+    logLines(result).filter((line) => line.level === "warn" && line.msg.startsWith("Retry"))
+      .map((line) => line.msg.replace(/after \d+ms$/, "after <delay>")),
+    ["Retry 1/3 after <delay>", "Retry 2/3 after <delay>", "Retry 3/3 after <delay>"],
+  );
+  const failure = logLines(result).filter((line) => line.level === "error");
+  assert.deepEqual(failure.map((line) => [line.msg, line.assetID, line.user]), [
+    ["Failed to create stack", failedIds[0], "Ada"],
+  ]);
+  assert.match(String(failure[0].error), /500/);
+  const groupSize = failedIds.length;
+  assert.deepEqual(
+    messages(result, "warn").filter((msg) => msg.startsWith("Left for the next run")).map((msg) =>
+      msg.replace(/: API request failed: .*$/, "")
+    ),
+    [`Left for the next run: create stack with ${groupSize} assets: Failed to create stack`],
+  );
+  assert.deepEqual(messages(result, "warn").filter((msg) => msg.startsWith("Run finished")), [
+    "Run finished: 1 user processed, 0 users skipped, 1 action failed",
+  ]);
 });
