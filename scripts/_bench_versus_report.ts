@@ -1,6 +1,6 @@
 /**
  * The side-by-side scenarios' targets and table (`_bench_versus.ts`): every stacksync figure
- * beside immich-stack's from the same bench run, as a ratio, and each target of issue 24 met or
+ * beside immich-stack's from the same bench run, as a ratio, and each performance target met or
  * missed. A stacksync run that failed misses its targets with the line that says why.
  *
  * @module
@@ -229,7 +229,7 @@ function startUpTargets(rows: readonly VersusRow[]): string[] {
 }
 
 /**
- * Judges the side-by-side rows against issue 24's targets: for each large library the first run
+ * Judges the side-by-side rows against the performance targets: for each large library the first run
  * (≤ 0.8 × immich-stack's wall, ≤ 200 MB), the full pass (≤ 0.6 ×), the pass with nothing to
  * change (≤ 0.5 s, ≤ 10 requests), every later pass (≤ 160 MB) and whether both tools made the
  * same stacks; the small library's pass with nothing to change (≤ 0.25 s, ≤ 50 MB); start-up
@@ -306,7 +306,7 @@ export function renderVersus(rows: readonly VersusRow[], setup: VersusSetup): st
     "- Each scenario runs alternately, the fastest of each tool kept; ratios are stacksync's " +
     "figure over immich-stack's from the same run.",
     "",
-    "### Targets (issue 24)",
+    "### Targets against immich-stack",
     "",
     ...judgeVersus(rows, setup).map((line) => `- ${line}`),
     "",

@@ -1,6 +1,6 @@
 /**
- * Regenerates what is derived from the declarations in src/config.ts: the settings table in
- * README.md, and src/help_text.json, the `--help` texts that `--help` prints without loading the
+ * Regenerates what is derived from the declarations in src/config.ts: the settings table of
+ * docs/settings.md, and src/help_text.json, the `--help` texts that `--help` prints without loading the
  * settings' schemas (docs/architecture.md, "Start-up"). Run it with `deno task readme`;
  * tests/readme_test.ts fails while either is out of date.
  *
@@ -8,17 +8,20 @@
  */
 import { COMMANDS, helpText, settingsTable } from "../src/config.ts";
 
-/** The comment that opens the generated table in README.md. */
+/** The page that holds the generated settings table. */
+export const SETTINGS_PAGE = "docs/settings.md";
+
+/** The comment that opens the generated table in {@linkcode SETTINGS_PAGE}. */
 export const TABLE_BEGIN =
   "<!-- settings:begin (generated from src/config.ts by `deno task readme`) -->";
-/** The comment that closes the generated table in README.md. */
+/** The comment that closes the generated table in {@linkcode SETTINGS_PAGE}. */
 export const TABLE_END = "<!-- settings:end -->";
 
 /**
- * Puts the current settings table between the markers of a README.
+ * Puts the current settings table between the markers of a page.
  *
- * @param readme The README text, holding {@linkcode TABLE_BEGIN} and {@linkcode TABLE_END}.
- * @returns The README with the table between the markers replaced.
+ * @param readme The page's text, holding {@linkcode TABLE_BEGIN} and {@linkcode TABLE_END}.
+ * @returns The page with the table between the markers replaced.
  * @throws {SyntaxError} When the markers are missing or out of order.
  *
  * @example Usage
@@ -39,7 +42,7 @@ export function withSettingsTable(readme: string): string {
   const end = readme.indexOf(TABLE_END);
   if (begin < 0 || end < begin) {
     throw new SyntaxError(
-      `Cannot find the settings table markers in the README: expected ${TABLE_BEGIN} then ` +
+      `Cannot find the settings table markers in ${SETTINGS_PAGE}: expected ${TABLE_BEGIN} then ` +
         TABLE_END,
     );
   }
@@ -85,6 +88,6 @@ async function regenerate(file: string, derive: (current: string) => string): Pr
 }
 
 if (import.meta.main) {
-  await regenerate("README.md", withSettingsTable);
+  await regenerate(SETTINGS_PAGE, withSettingsTable);
   await regenerate("src/help_text.json", helpTexts);
 }

@@ -1,7 +1,7 @@
 /**
  * Where the command is on a command line, and whether the line only asks for help: shared by
- * `src/config.ts`, which reads the whole line, and `main.ts`, which answers help without loading
- * the settings' schemas (docs/architecture.md, "Start-up"). Loads nothing.
+ * `src/config/arguments.ts`, which reads the whole line, and `main.ts`, which answers help
+ * without loading the settings' schemas (docs/architecture.md, "Start-up"). Loads nothing.
  *
  * @module
  */

@@ -1,8 +1,9 @@
 /**
- * What ships around the code cannot drift from it: the README (its recipes run here against the
- * Immich test server), the Dockerfile, the example compose file and the workflows name only
- * settings that exist, tasks deno.json declares and the permission flags of scripts/compile.ts.
- * The workflows and the image cannot run on this machine; these checks are what keeps them true.
+ * What ships around the code cannot drift from it: the README and the user's pages of docs/ (the
+ * recipes of docs/criteria.md run here against the Immich test server), the Dockerfile, the
+ * example compose file and the workflows name only settings that exist, tasks deno.json declares
+ * and the permission flags of scripts/compile.ts. The workflows and the image cannot run on this
+ * machine; these checks are what keeps them true.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -11,7 +12,7 @@ import { REQUIRED_PERMISSIONS, STATISTICS_PERMISSION } from "../src/api/permissi
 import { THUMBNAIL_PERMISSION } from "../src/review/thumbnails.ts";
 import { runPass } from "../src/run.ts";
 import { PERMISSION_FLAGS, RUN_FLAGS, V8_FLAGS } from "../scripts/compile.ts";
-import { TABLE_BEGIN, TABLE_END } from "../scripts/readme.ts";
+import { SETTINGS_PAGE, TABLE_BEGIN, TABLE_END } from "../scripts/readme.ts";
 import denoJson from "../deno.json" with { type: "json" };
 import { parse } from "yaml";
 import { startImmichServer } from "./immich_server.ts";
@@ -20,6 +21,27 @@ const ROOT = new URL("../", import.meta.url);
 const read = (path: string) => Deno.readTextFile(new URL(path, ROOT));
 
 const README = await read("README.md");
+/** The user's pages of docs/, by name; the contributors' pages are not read here. */
+const PAGES = Object.fromEntries(
+  await Promise.all(
+    [
+      "criteria",
+      "development",
+      "duplicates",
+      "existing-stacks",
+      "fix-trash",
+      "immich",
+      "logging",
+      "migrating",
+      "review",
+      "scheduling",
+      "settings",
+      "troubleshooting",
+      "undo",
+    ].map(async (name) => [name, await read(`docs/${name}.md`)] as const),
+  ),
+);
+const SETTINGS_TEXT = await read(SETTINGS_PAGE);
 const DOCKERFILE = await read("Dockerfile");
 const DOCKERIGNORE = await read(".dockerignore");
 const COMPOSE = await read("examples/docker-compose.yml");
@@ -31,7 +53,7 @@ const CI = await read(".ci/run");
 const SETTING_NAMES: ReadonlySet<string> = new Set(
   Object.values(SETTINGS).map((setting) => setting.env),
 );
-/** Upper-case names in the README that are not settings, each for a reason. */
+/** Upper-case names in the README and docs/ that are not settings, each for a reason. */
 const NOT_SETTINGS = new Set([
   "IMMICH_API_KEY", // the GitHub secret of examples/github-actions.yml
   "IMMICH_API_URL", // the GitHub variable of examples/github-actions.yml
@@ -52,12 +74,12 @@ const NOT_SETTINGS = new Set([
   ...UNSUPPORTED_SETTINGS.map((setting) => setting.env),
 ]);
 
-/** The text of a `## ` section of the README, up to the next one. */
-function section(title: string): string {
-  const start = README.indexOf(`\n## ${title}\n`);
-  assert.ok(start >= 0, `README has a section ${title}`);
-  const end = README.indexOf("\n## ", start + 1);
-  return README.slice(start, end < 0 ? undefined : end);
+/** The text of a `## ` section of a page (the README by default), up to the next one. */
+function section(title: string, page = README): string {
+  const start = page.indexOf(`\n## ${title}\n`);
+  assert.ok(start >= 0, `the page has a section ${title}`);
+  const end = page.indexOf("\n## ", start + 1);
+  return page.slice(start, end < 0 ? undefined : end);
 }
 
 /** The `NAME=value` lines of the ```sh blocks of a text, as written. */
@@ -88,14 +110,14 @@ interface RecipeFile {
 
 interface Recipe {
   readonly title: string;
-  /** The setting lines as the README shows them. */
+  /** The setting lines as docs/criteria.md shows them. */
   readonly lines: readonly string[];
   readonly settings: Record<string, string>;
   readonly files: readonly RecipeFile[];
 }
 
 function recipes(): Recipe[] {
-  return section("Recipes").split(/^### /m).slice(1).map((text) => ({
+  return section("Recipes", PAGES.criteria).split(/^### /m).slice(1).map((text) => ({
     title: text.slice(0, text.indexOf("\n")),
     lines: settingLines(text),
     settings: shellSettings(settingLines(text)),
@@ -114,7 +136,7 @@ function described(stacks: readonly (readonly string[])[]): string[] {
   return stacks.map(([cover, ...rest]) => [cover, ...rest.sort()].join(" + ")).sort();
 }
 
-Deno.test("README recipes make exactly the stacks their tables show", async (t) => {
+Deno.test("docs/criteria.md's recipes make exactly the stacks their tables show", async (t) => {
   const all = recipes();
   assert.ok(all.length >= 12, `found ${all.length} recipes`);
   await using server = await startImmichServer();
@@ -148,7 +170,7 @@ Deno.test("README recipes make exactly the stacks their tables show", async (t) 
       });
       assert.equal(command.kind, "run");
       if (command.kind !== "run") return;
-      // The README says the lines work unchanged in a .env file.
+      // The page says the lines work unchanged in a .env file.
       const fromFile = loadSettings({
         args: [],
         env: { API_URL: server.url, API_KEY: key },
@@ -167,16 +189,17 @@ Deno.test("README recipes make exactly the stacks their tables show", async (t) 
   }
 });
 
-Deno.test("README asks for exactly the key permissions a run and a dry run check", async () => {
+Deno.test("README and docs/immich.md ask for exactly the key permissions a run and a dry run check", async () => {
   const rows = [...section("Create an API key").matchAll(/^\| `([a-z]+\.[a-z]+)` +\|/gm)];
   const listed = rows.map(([, permission]) => permission);
   // The pictures of the review page and incremental passes need two more, which no check asks
   // for.
   assert.deepEqual(listed, [...REQUIRED_PERMISSIONS, THUMBNAIL_PERMISSION, STATISTICS_PERMISSION]);
-  assert.match(
-    section("Create an API key"),
-    /A key for dry runs only needs the first three, and so does `plan`\./,
-  );
+  const items = [...section("The API key", PAGES.immich).matchAll(/^- `([a-z]+\.[a-z]+)`: /gm)];
+  assert.deepEqual(items.map(([, permission]) => permission), listed);
+  const firstThree = /A key for dry runs only needs the first three, and so does `plan`\./;
+  assert.match(section("Create an API key"), firstThree);
+  assert.match(section("What each command needs", PAGES.immich), firstThree);
 
   // The first three are all a dry run needs; a real run names the other three as missing.
   await using server = await startImmichServer();
@@ -201,7 +224,7 @@ Deno.test("README asks for exactly the key permissions a run and a dry run check
   );
 });
 
-Deno.test("README, Dockerfile, compose file and example workflow name only existing settings", () => {
+Deno.test("README, docs/, Dockerfile, compose file and example workflow name only existing settings", () => {
   const named = (label: string, names: Iterable<string>) =>
     [...names].filter((name) => !SETTING_NAMES.has(name)).map((name) => `${label}: ${name}`);
   const yamlKeys = (text: string) =>
@@ -209,12 +232,15 @@ Deno.test("README, Dockerfile, compose file and example workflow name only exist
   // The settings input's lines, shown as comments.
   const scheduledNames = [...SCHEDULED.matchAll(/^\s*#\s+([A-Z][A-Z0-9_]*)=/gm)]
     .map(([, name]) => name).filter((name) => !NOT_SETTINGS.has(name));
-  const readmeNames = [
-    ...README.matchAll(/\b([A-Z][A-Z0-9_]*[A-Z0-9])=/g),
-    ...README.matchAll(/`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`/g),
-  ].map(([, name]) => name).filter((name) => !NOT_SETTINGS.has(name));
+  const namesIn = (text: string) =>
+    [
+      ...text.matchAll(/\b([A-Z][A-Z0-9_]*[A-Z0-9])=/g),
+      ...text.matchAll(/`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`/g),
+    ].map(([, name]) => name).filter((name) => !NOT_SETTINGS.has(name));
+  const readmeNames = namesIn(README);
   const unknown = [
     ...named("README.md", readmeNames),
+    ...Object.entries(PAGES).flatMap(([name, text]) => named(`docs/${name}.md`, namesIn(text))),
     ...named(
       "Dockerfile",
       [...DOCKERFILE.matchAll(/^ENV ([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1])
@@ -236,15 +262,27 @@ Deno.test("README's first commands are the demo, then the tests", () => {
   assert.deepEqual(commands, ["deno task demo", "deno task test"]);
 });
 
-Deno.test("README's settings table has a row for every setting", () => {
-  const table = README.slice(README.indexOf(TABLE_BEGIN), README.indexOf(TABLE_END));
+Deno.test("docs/settings.md's table has a row for every setting", () => {
+  const table = SETTINGS_TEXT.slice(
+    SETTINGS_TEXT.indexOf(TABLE_BEGIN),
+    SETTINGS_TEXT.indexOf(TABLE_END),
+  );
   const missing = [...SETTING_NAMES].filter((name) => !table.includes(`\n| \`${name}\` `));
   assert.deepEqual(missing, []);
 });
 
-Deno.test("README, Dockerfile and workflows run only tasks deno.json declares", () => {
+Deno.test("README, docs/, Dockerfile and workflows run only tasks deno.json declares", () => {
   const tasks = new Set(Object.keys(denoJson.tasks));
-  const used = [README, DOCKERFILE, COMPOSE, SCHEDULED, RELEASE, ACTION, CI]
+  const used = [
+    README,
+    ...Object.values(PAGES),
+    DOCKERFILE,
+    COMPOSE,
+    SCHEDULED,
+    RELEASE,
+    ACTION,
+    CI,
+  ]
     .flatMap((text) => [...text.matchAll(/deno task ([a-z:-]+)/g)].map(([, task]) => task));
   assert.deepEqual(used.filter((task) => !tasks.has(task)), []);
   for (const task of ["demo", "test", "test:full", "start", "compile", "check"]) {
@@ -252,13 +290,14 @@ Deno.test("README, Dockerfile and workflows run only tasks deno.json declares", 
   }
 });
 
-Deno.test("Dockerfile and README's deno run commands use exactly the compile permission flags", () => {
+Deno.test("Dockerfile's and the docs' deno run commands use exactly the compile permission flags", () => {
   const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(DOCKERFILE);
   assert.ok(entrypoint !== null, "Dockerfile has an exec-form ENTRYPOINT");
   assert.deepEqual(JSON.parse(entrypoint[1]), ["deno", "run", ...RUN_FLAGS, "main.ts"]);
 
-  const commands = README.split("\n").filter((line) => /deno run .*main\.ts/.test(line));
-  assert.ok(commands.length >= 2, "README shows deno run commands");
+  const commands = [README, ...Object.values(PAGES)].flatMap((text) => text.split("\n"))
+    .filter((line) => /deno run .*main\.ts/.test(line));
+  assert.ok(commands.length >= 3, "README and docs/scheduling.md show deno run commands");
   for (const command of commands) {
     // Narrowed values (`--allow-net=host`) are fine; the set of permissions must not change.
     const flags = [...command.matchAll(/(--(?:allow|deny)-[a-z]+)(?:=\S+)?/g)].map(([, f]) => f);
@@ -267,8 +306,9 @@ Deno.test("Dockerfile and README's deno run commands use exactly the compile per
   }
 });
 
-Deno.test("README's narrowed deno run command works as written", async () => {
-  const line = README.split("\n").find((text) => text.includes("--allow-net=immich.local:2283"));
+Deno.test("docs/scheduling.md's narrowed deno run command works as written", async () => {
+  const line = PAGES.scheduling.split("\n")
+    .find((text) => text.includes("--allow-net=immich.local:2283"));
   assert.ok(line !== undefined);
   const words = line.split(" ");
   const assignments = words.slice(0, words.indexOf("deno"));
@@ -309,15 +349,15 @@ Deno.test("README's narrowed deno run command works as written", async () => {
   await Deno.remove(cwd, { recursive: true });
 });
 
-Deno.test("Dockerfile, workflows, CI and README pin the same Deno version", () => {
+Deno.test("Dockerfile, workflows, CI, README and docs/scheduling.md pin the same Deno version", () => {
   const versions = {
     "Dockerfile": /^FROM denoland\/deno:(\S+)$/m.exec(DOCKERFILE)?.[1],
     "release.yml": /deno-version: (\S+)/.exec(RELEASE)?.[1],
     "action.yml": /deno-version: (\S+)/.exec(ACTION)?.[1],
-    "README action": /The action installs Deno ([\d.]+)/.exec(README)?.[1],
+    "docs action": /The action installs Deno ([\d.]+)/.exec(PAGES.scheduling)?.[1],
     ".ci/run": /deno@(\S+)/.exec(CI)?.[1],
     "README npm": /npm install -g deno@([\d.]+)/.exec(README)?.[1],
-    "README image": /denoland\/deno:([\d.]+)/.exec(README)?.[1],
+    "docs image": /denoland\/deno:([\d.]+)/.exec(PAGES.scheduling)?.[1],
   };
   const pinned = versions["Dockerfile"];
   assert.match(pinned ?? "", /^\d+\.\d+\.\d+$/);
@@ -372,7 +412,9 @@ Deno.test("release workflow pushes the image the compose file names, for amd64 a
   assert.ok(RELEASE.indexOf("Tag matches the version in deno.json") < RELEASE.indexOf("image:"));
   const image = /^ {4}image: ghcr\.io\/OWNER\/stacksync:(\S+)$/m.exec(COMPOSE)?.[1];
   assert.equal(image, denoJson.version);
-  assert.match(README, new RegExp(`ghcr\\.io/OWNER/stacksync:<version>`));
+  for (const page of [README, PAGES.scheduling]) {
+    assert.match(page, new RegExp(`ghcr\\.io/OWNER/stacksync:<version>`));
+  }
 });
 
 Deno.test("example workflow runs the action daily and by hand, the key from a secret", () => {
@@ -401,8 +443,8 @@ Deno.test("example workflow runs the action daily and by hand, the key from a se
   );
 });
 
-Deno.test("README's quick start lists every command, and Dockerfile and compose file keep /state", () => {
-  const quick = section("Quick start");
+Deno.test("README's Commands list every command, and Dockerfile and compose file keep /state", () => {
+  const quick = section("Commands");
   for (const name of Object.keys(COMMANDS)) {
     assert.match(quick, new RegExp(`^\\| .*\`stacksync ${name}[ \`]`, "m"), name);
   }
@@ -422,19 +464,24 @@ Deno.test("compose service reaches immich-server and reads the key from a Docker
   assert.doesNotMatch(COMPOSE, /^ {6}API_KEY:/m);
 });
 
-Deno.test("README's Review before you apply shows the page's screenshot and its commands", async () => {
-  const review = section("Review before you apply");
-  const image = /^!\[[^\]]+\]\((docs\/review-page\.png)\)$/m.exec(review)?.[1];
-  assert.equal(image, "docs/review-page.png");
+Deno.test("README's and docs/review.md's review shows the page's screenshot and its commands", async () => {
+  const pages = [
+    { review: section("Review before you apply"), image: "docs/review-page.png" },
+    { review: section("Plan, review, apply", PAGES.review), image: "review-page.png" },
+  ];
+  for (const { review, image } of pages) {
+    const shown = /^!\[[^\]]+\]\(([^)]+)\)$/m.exec(review)?.[1];
+    assert.equal(shown, image);
+    const commands = /^```sh\n([\s\S]*?)^```$/m.exec(review)?.[1].split("\n")
+      .map((line) => line.replace(/\s*#.*$/, "")).filter((line) => line !== "");
+    assert.deepEqual(commands, [
+      "deno task start plan --html plan.html",
+      "deno task start apply plan-approved.json",
+    ]);
+  }
   // Written by deno task screenshot from the page stacksync plan --html makes.
-  const png = await Deno.readFile(new URL(image, ROOT));
+  const png = await Deno.readFile(new URL("docs/review-page.png", ROOT));
   assert.deepEqual([...png.slice(1, 4)], [..."PNG"].map((c) => c.charCodeAt(0)));
-  const commands = /^```sh\n([\s\S]*?)^```$/m.exec(review)?.[1].split("\n")
-    .map((line) => line.replace(/\s*#.*$/, "")).filter((line) => line !== "");
-  assert.deepEqual(commands, [
-    "deno task start plan --html plan.html",
-    "deno task start apply plan-approved.json",
-  ]);
-  assert.match(review, /STACKSYNC_SCHEDULED/);
+  assert.match(section("On a schedule", PAGES.review), /STACKSYNC_SCHEDULED/);
   assert.match(SCHEDULED, /vars\.STACKSYNC_SCHEDULED/);
 });

@@ -125,6 +125,16 @@ Deno.test("findUnlistedMembers() looks up again only the assets that moved since
     ),
   );
   assert.deepEqual(named.found.unseenStackIds, []);
+
+  // b.jpg archived: Immich names t.jpg's and u.jpg's stack no more, so the answers naming it are
+  // stale too, and the stack may hide members, as a search without those answers finds.
+  lib.server.updateAsset(made.b, { visibility: "archive" });
+  const unnamed = await search(named.found.lookups);
+  assert.deepEqual(unnamed.asked.sort(), [made.t, made.u].sort());
+  assert.deepEqual(unnamed.found.unseenStackIds, [made.named]);
+  const fresh = await search();
+  assert.deepEqual(unnamed.found.members, fresh.found.members);
+  assert.deepEqual(unnamed.found.unseenStackIds, fresh.found.unseenStackIds);
 });
 
 Deno.test("findUnlistedMembers() leaves out an asset deleted meanwhile, and counts those whose lookup fails without trying more", async () => {

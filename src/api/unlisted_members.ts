@@ -141,8 +141,9 @@ class Listing {
 
   /**
    * The known answers that still hold but for their asset's `updatedAt`, by asset: a stack
-   * named and still listed, and, while every stack that could hold one still has no member
-   * besides its primary on the timeline, no stack named.
+   * named, still listed and still with a member besides its primary on the timeline (else
+   * Immich names it no more, and a search without the answers finds the stack may hide members);
+   * and, while every stack that could hold one still has no such member, no stack named.
    */
   holding(known: UnlistedLookups | undefined): Map<string, LookedUpStack> {
     const held = new Map<string, LookedUpStack>();
@@ -151,8 +152,12 @@ class Listing {
       const stack = this.byId.get(id);
       return stack === undefined || this.others.has(id) || mayHideMembers(stack);
     }) ?? false;
+    const namedHolds = (id: string) => {
+      const stack = this.byId.get(id);
+      return stack !== undefined && (this.others.has(id) || !mayHideMembers(stack));
+    };
     for (const answer of known.assets) {
-      const holds = answer.stackId === undefined ? unseenHold : this.byId.has(answer.stackId);
+      const holds = answer.stackId === undefined ? unseenHold : namedHolds(answer.stackId);
       if (holds) held.set(answer.id, answer);
     }
     return held;

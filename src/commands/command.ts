@@ -5,10 +5,11 @@
  * then logs the start line and does the work.
  *
  * A new subcommand is one file here exporting a {@linkcode Command}, one entry in main.ts's
- * table, and its declaration in `src/config.ts` (`COMMANDS`, and its name in the `commands` of
- * the settings it reads). What only some commands need lives beside: `_client.ts` (the session
- * with Immich of a key), `_users.ts` (the outcome of a pass over every key, exact plans), so
- * that a command that reads the state folder alone (`runs`) loads neither.
+ * table, and its declaration in `src/config/commands.ts` (`COMMANDS`, and its name in the
+ * `commands` of the settings it reads, `src/config/settings_*.ts`). What only some commands
+ * need lives beside: `_client.ts` (the session with Immich of a key), `_users.ts` (the outcome
+ * of a pass over every key, exact plans), so that a command that reads the state folder alone
+ * (`runs`) loads neither.
  *
  * @module
  */

@@ -276,7 +276,7 @@ export function tooManyChanges(
 
 /**
  * The reason a pass turns full when an asset the last pass saw change is not found again as
- * it was (`datedBack` of `src/incremental/library.ts`).
+ * it was (`datedBack` of `src/incremental/changes.ts`).
  *
  * @param back The asset, its `updatedAt` in the cache and now.
  * @returns The reason.

@@ -14,8 +14,10 @@
  * chose by hand since the last full pass (which moves no asset's `updatedAt`, so only a full
  * pass sees it, docs/incremental.md): the full pass sets the group's parent back as the cover
  * where the incremental pass, which never read the stack again, finds it in sync. After each
- * real pass no stack that none of its actions names has changed, and the server received
- * exactly the writes of its carried-out plan.
+ * real pass no stack that none of its actions names has changed, each action names only stacks
+ * its group touches (so no asset of a stack that no group touches ends in another stack or
+ * unstacked), and the server received exactly the writes of its carried-out plan. Each kind of
+ * change must have changed the server at least once.
  *
  * The passes run in process (`runPass()`), the commands through `main()`; the incremental pass
  * is real (it writes, journals and keeps the cache), the full one a dry run on the same state,
@@ -204,8 +206,9 @@ async function assetsOf(server: ImmichServer, key: string, userId: string): Prom
 }
 
 /**
- * Makes one random change and says what kind it was. `ids` holds the user's own assets;
- * `trashed` and `archived` those in the trash and the archive.
+ * Makes one random change and counts its kind in `seen` when it changed the server: a trash
+ * picks an asset outside the trash, a restore one in it, an archive one outside the archive, an
+ * unarchive one in it; a command counts when the user's stacks are not as they were.
  */
 async function change(
   server: ImmichServer,
@@ -220,6 +223,16 @@ async function change(
   const record = (): void => {
     seen.set(kind, (seen.get(kind) ?? 0) + 1);
   };
+  /** Updates one asset `which` holds, at random, and counts it; with none, nothing changes. */
+  const updateOne = (
+    which: (state: ReturnType<ImmichServer["assetState"]>) => boolean,
+    update: Parameters<ImmichServer["updateAsset"]>[1],
+  ): void => {
+    const candidates = ownIds.filter((id) => which(server.assetState(id)));
+    if (candidates.length === 0) return;
+    server.updateAsset(pick(random, candidates), update);
+    record();
+  };
   switch (kind) {
     case "upload": {
       const shot = int(random, test.shots + 1);
@@ -230,64 +243,63 @@ async function change(
       return record();
     }
     case "delete":
-      if (ownIds.length > 0) server.deleteAsset(any());
+      if (ownIds.length === 0) return;
+      server.deleteAsset(any());
       return record();
     case "trash":
-      if (ownIds.length > 0) server.updateAsset(any(), { isTrashed: true });
-      return record();
+      return updateOne((state) => !state.isTrashed, { isTrashed: true });
     case "restore":
-      if (ownIds.length > 0) server.updateAsset(any(), { isTrashed: false });
-      return record();
+      return updateOne((state) => state.isTrashed, { isTrashed: false });
     case "archive":
-      if (ownIds.length > 0) server.updateAsset(any(), { visibility: "archive" });
-      return record();
+      return updateOne((state) => state.visibility !== "archive", { visibility: "archive" });
     case "unarchive":
-      if (ownIds.length > 0) server.updateAsset(any(), { visibility: "timeline" });
-      return record();
+      return updateOne((state) => state.visibility === "archive", { visibility: "timeline" });
     case "hide":
-      if (ownIds.length > 0) server.updateAsset(any(), { visibility: "hidden" });
-      return record();
+      return updateOne((state) => state.visibility !== "hidden", { visibility: "hidden" });
     case "stack created": {
       const members = [any(), any(), any()].slice(0, 2 + int(random, 2));
-      if (ownIds.length > 1 && new Set(members).size >= 2) server.addStack(userId, members);
+      if (ownIds.length < 2 || new Set(members).size < 2) return;
+      server.addStack(userId, members);
       return record();
     }
     case "stack grown": {
-      if (stacks.length === 0 || ownIds.length === 0) return record();
+      if (stacks.length === 0 || ownIds.length === 0) return;
       const stack = pick(random, stacks);
       const extra = any();
-      if (extra !== stack.primaryAssetId) server.addStack(userId, [stack.primaryAssetId, extra]);
+      if (stack.assetIds.includes(extra)) return;
+      server.addStack(userId, [stack.primaryAssetId, extra]);
       return record();
     }
     case "stack emptied": {
-      if (stacks.length === 0) return record();
+      if (stacks.length === 0) return;
       const stack = pick(random, stacks);
       for (const id of stack.assetIds.slice(1)) server.removeFromStack(userId, stack.id, id);
       return record();
     }
     case "stack deleted":
-      if (stacks.length > 0) server.deleteStack(userId, pick(random, stacks).id);
+      if (stacks.length === 0) return;
+      server.deleteStack(userId, pick(random, stacks).id);
       return record();
     case "rename": {
-      if (ownIds.length === 0) return record();
+      if (ownIds.length === 0) return;
       const shot = int(random, test.shots + 1);
       server.updateAsset(any(), {
         originalFileName: `IMG_${1000 + shot}${pick(random, VARIANTS)}`,
       });
       return record();
     }
-    case "capture time":
-      if (ownIds.length > 0) {
-        const shot = int(random, test.shots + 1);
-        server.updateAsset(any(), {
-          dateTimeOriginal: new Date(Date.parse(shotTime(shot)) + int(random, 3) * 400)
-            .toISOString(),
-        });
-      }
+    case "capture time": {
+      if (ownIds.length === 0) return;
+      const shot = int(random, test.shots + 1);
+      server.updateAsset(any(), {
+        dateTimeOriginal: new Date(Date.parse(shotTime(shot)) + int(random, 3) * 400)
+          .toISOString(),
+      });
       return record();
+    }
     case "cover": {
       const candidates = stacks.filter((stack) => stack.assetIds.length > 1);
-      if (candidates.length === 0) return record();
+      if (candidates.length === 0) return;
       const stack = pick(random, candidates);
       const next = pick(random, stack.assetIds.slice(1));
       try {
@@ -295,8 +307,9 @@ async function change(
         test.handCovers.add(stack.id);
       } catch {
         // A member Immich does not list (trashed, hidden) cannot become the cover.
-        return record();
+        return;
       }
+      record();
       // Half the time a new file of the old cover's shot follows, so that the next incremental
       // pass plans the stack from the cover it knows, which is not the cover.
       const shot = /^IMG_1(\d{3})/.exec(nameOf(server, userId, stack.primaryAssetId))?.[1];
@@ -306,11 +319,11 @@ async function change(
           localDateTime: shotTime(Number(shot)),
         });
       }
-      return record();
+      return;
     }
     case "upload into a stack": {
       // A new file of a shot, put in a stack by hand through its cover (the merge rule).
-      if (stacks.length === 0) return record();
+      if (stacks.length === 0) return;
       const stack = pick(random, stacks);
       const shot = int(random, test.shots + 1);
       const added = server.addAsset(userId, {
@@ -324,15 +337,15 @@ async function change(
     case "stacksync restore":
     case "stacksync apply": {
       await command(kind, test);
-      return record();
+      if (JSON.stringify(server.stacks(userId)) !== JSON.stringify(stacks)) record();
+      return;
     }
     case "partner upload":
-      if (test.partnerId !== undefined) {
-        server.addAsset(test.partnerId, {
-          originalFileName: `PXL_${100 + int(random, 100)}.jpg`,
-          localDateTime: shotTime(int(random, 3)),
-        });
-      }
+      if (test.partnerId === undefined) return;
+      server.addAsset(test.partnerId, {
+        originalFileName: `PXL_${100 + int(random, 100)}.jpg`,
+        localDateTime: shotTime(int(random, 3)),
+      });
       return record();
   }
 }
@@ -421,6 +434,35 @@ function namedStacks(action: Action): string[] {
       return [...action.stackIds];
     default:
       return [action.stackId];
+  }
+}
+
+/**
+ * Asserts that each action names only stacks its group touches (a member among its assets), or
+ * is a deletion of a stack of one listed asset that REMOVE_SINGLE_ASSET_STACKS asks for.
+ */
+function touchedOnly(
+  actions: readonly Action[],
+  before: readonly TestStack[],
+  env: Readonly<Record<string, string>>,
+  context: string,
+): void {
+  const stacks = new Map(before.map((stack) => [stack.id, stack]));
+  for (const action of actions) {
+    if (action.kind === "delete") {
+      // Its assets are the stack's own: the reason says whether a group asked for it.
+      assert.equal(action.reason, "single-asset-stack", context);
+      assert.equal(env.REMOVE_SINGLE_ASSET_STACKS, "true", context);
+      continue;
+    }
+    const assets = new Set(action.assetIds);
+    for (const id of namedStacks(action)) {
+      const members = stacks.get(id)?.assetIds ?? [];
+      assert.ok(
+        members.some((member) => assets.has(member)),
+        `${context}: ${action.kind} names stack ${id}, which its group does not touch`,
+      );
+    }
   }
 }
 
@@ -612,7 +654,10 @@ Deno.test(`an incremental pass sends the writes of a full pass after random chan
             done.actions.flatMap(writesOf).sort(),
             context,
           );
-          // A stack no action names is as it was, every member and the cover.
+          // A stack no action names is as it was, every member and the cover; and an action
+          // names only stacks its group touches, or deletes one at REMOVE_SINGLE_ASSET_STACKS:
+          // no asset of a stack that no group touches ends in another stack or unstacked.
+          touchedOnly(done.actions, stacks, test.env, context);
           const named = new Set(done.actions.flatMap(namedStacks));
           const after = new Map(server.stacks(test.userId).map((stack) => [stack.id, stack]));
           for (const stack of stacks) {
@@ -634,7 +679,12 @@ Deno.test(`an incremental pass sends the writes of a full pass after random chan
     reset();
     for (const server of servers.values()) await server.close();
   }
-  for (const kind of KINDS) assert.ok((seen.get(kind) ?? 0) > 0, `no ${kind} change`);
+  for (const kind of KINDS) {
+    assert.ok(
+      (seen.get(kind) ?? 0) > 0,
+      `no ${kind} changed the server: ${JSON.stringify([...seen])}`,
+    );
+  }
   assert.ok(compared >= SEEDS.length * ROUNDS, `only ${compared} rounds compared`);
   assert.ok(unseen > 0, "no round with a cover only a full pass sees");
   assert.ok(sentOtherwise > 0, "no action planned again on fresh ground");
