@@ -12,9 +12,11 @@
  * `GOPROXY=off`, so that only the vendored modules are used and nothing is fetched. Then run
  * the bench with `IMMICH_STACK_BIN=<path>/immich-stack`.
  *
- * What makes the comparison fair (both tools make the same stacks, covers included):
- * - both run with their defaults but for {@linkcode SHARED_SETTINGS}; immich-stack's default
- *   CRITERIA is stacksync's default;
+ * What makes the comparison fair:
+ * - both run with their defaults but for {@linkcode SHARED_SETTINGS}, as their users get them:
+ *   stacksync's default rules read each photo's camera (`withExif`) and group bursts and edits
+ *   that immich-stack's default CRITERIA leaves apart, so the two make different stacks of a
+ *   library with such names; with immich-stack's CRITERIA set, stacksync makes the same;
  * - the libraries have no archived photos: immich-stack asks Immich to leave the archive out
  *   with `withArchived: false`, a field Immich 3 no longer reads, so it stacks archived photos,
  *   while stacksync by default leaves them out;

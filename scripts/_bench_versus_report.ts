@@ -300,9 +300,12 @@ export function renderVersus(rows: readonly VersusRow[], setup: VersusSetup): st
     "",
     `- ${how}.`,
     "- Both tools with their defaults but `PARENT_FILENAME_PROMOTE=cover,edit,crop,hdr,original," +
-    "biggestNumber`, on libraries without archived photos, so that both make the same stacks " +
-    "(why: scripts/_bench_immich_stack.ts). stacksync as `deno task start` runs it, with a " +
-    "fresh state folder before each first run; passes an hour apart on the server's clock.",
+    "biggestNumber`, on libraries without archived photos (why: scripts/_bench_immich_stack.ts). " +
+    'stacksync\'s default rules (`{"mode":"devices"}`) read each photo\'s camera from its ' +
+    "EXIF and group bursts and edits that immich-stack's default CRITERIA leaves apart, so the " +
+    "two make different stacks of the generated libraries (counted below): each does the work " +
+    "its users get. stacksync as `deno task start` runs it, with a fresh state folder before " +
+    "each first run; passes an hour apart on the server's clock.",
     "- Each scenario runs alternately, the fastest of each tool kept; ratios are stacksync's " +
     "figure over immich-stack's from the same run.",
     "",

@@ -683,7 +683,8 @@ export function renderBenchmarks(
     `- Deno ${m.deno}; the CLI runs as \`deno run ${RUN_FLAGS.join(" ")} main.ts\``,
     "- Library: `scripts/gen_library.ts`, seed 1, one user plus a partner with a tenth as many " +
     "assets (search returns partner assets; the client drops them), on the Immich test server in " +
-    "its own process on loopback. Default settings (CRITERIA, promotion, no archived/trashed/videos).",
+    "its own process on loopback. Default settings (the default rules, which read EXIF; " +
+    "promotion; no archived/trashed/videos).",
     "",
     ...(results.length === 0 ? [] : ownSections(results, rows, options.page)),
     ...(options.versus === undefined

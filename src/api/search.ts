@@ -268,6 +268,12 @@ function validatePage(
   };
 }
 
+/** A range of `updatedAt`, in ms since the epoch, both ends included. */
+export interface UpdatedRange {
+  readonly after: number;
+  readonly before: number;
+}
+
 /** The search of the user's assets. */
 export interface AssetSearch {
   /** `POST /search/metadata` page by page, filtered to the user's own, visible assets. */
@@ -277,10 +283,12 @@ export interface AssetSearch {
    * WITH_DELETED: statistics counts the trash only through a trash date): how many assets it
    * finds, a partner's included.
    *
+   * @param filter The pass's filter.
+   * @param updated Only assets whose `updatedAt` is in this range, both ends included.
    * @returns The counts in scope order, or undefined when the key lacks `asset.statistics` or
    *   the server has no such route.
    */
-  countAssets(filter: SearchFilter): Promise<number[] | undefined>;
+  countAssets(filter: SearchFilter, updated?: UpdatedRange): Promise<number[] | undefined>;
 }
 
 /**
@@ -310,7 +318,9 @@ export function assetSearchOf(
       for (const [search, scope] of searchScopes(filter).entries()) {
         const pass = passOf(scope);
         let page = 0;
-        for await (const items of searchPages(http, searchBody(filter, scope))) {
+        for await (
+          const items of searchPages(http, searchBody(filter, scope), { ahead: true })
+        ) {
           page++;
           const { repeated, ...assetPage } = validatePage(items, {
             userId,
@@ -325,12 +335,17 @@ export function assetSearchOf(
         }
       }
     },
-    async countAssets(filter) {
+    async countAssets(filter, updated) {
       if (keys.grants(STATISTICS_PERMISSION) === false) return undefined;
+      const range = updated === undefined ? {} : {
+        updatedAfter: new Date(updated.after).toISOString(),
+        updatedBefore: new Date(updated.before).toISOString(),
+      };
       const counts: number[] = [];
       try {
         for (const scope of searchScopes(filter)) {
-          const { withExif: _, ...body } = searchBody(filter, scope);
+          const { withExif: _, ...searched } = searchBody(filter, scope);
+          const body = { ...searched, ...range };
           let total = await count(body);
           if (filter.withDeleted) total += await count({ ...body, trashedAfter: TRASH_EPOCH });
           counts.push(total);

@@ -4,13 +4,17 @@
  *
  * @module
  */
-import { idOf, type Library, REMOVED } from "./library.ts";
+import { idOf, type Library, REMOVED, scopesOf } from "./library.ts";
 
 /** An order-independent summary of a set of (asset id, `updatedAt`) pairs. */
 export interface Digest {
   readonly count: number;
   /** Two sums of 32-bit hashes, in hex. */
   readonly digest: string;
+  /** The largest `updatedAt` added (none when nothing was). */
+  readonly newest?: number;
+  /** Per search of the pass: how many of the pairs it finds (with a builder told the searches). */
+  readonly scoped?: readonly number[];
 }
 
 /** Adds (asset id, `updatedAt`) pairs into a {@linkcode Digest}. */
@@ -18,9 +22,27 @@ export class DigestBuilder {
   #count = 0;
   #low = 0;
   #high = 0;
+  #newest = -Infinity;
+  readonly #scoped: number[] | undefined;
 
-  /** Adds one pair. */
-  add(id: string, updatedAt: number): void {
+  /** @param searches The number of searches of the pass, to count the pairs each finds. */
+  constructor(searches?: number) {
+    if (searches !== undefined) this.#scoped = new Array<number>(searches).fill(0);
+  }
+
+  /**
+   * Adds one pair.
+   *
+   * @param id The asset's id.
+   * @param updatedAt Its `updatedAt`, ms since the epoch.
+   * @param scopes The searches that find it, one bit each.
+   */
+  add(id: string, updatedAt: number, scopes = 0): void {
+    if (updatedAt > this.#newest) this.#newest = updatedAt;
+    const scoped = this.#scoped;
+    if (scoped !== undefined) {
+      for (let i = 0; i < scoped.length; i++) if (scopes & 1 << i) scoped[i]++;
+    }
     const text = `${id}:${updatedAt}`;
     let a = 0x811c9dc5;
     let b = 0x9e3779b9;
@@ -37,7 +59,12 @@ export class DigestBuilder {
   /** The digest of every pair added. */
   build(): Digest {
     const hex = (n: number) => n.toString(16).padStart(8, "0");
-    return { count: this.#count, digest: hex(this.#high) + hex(this.#low) };
+    const digest = {
+      count: this.#count,
+      digest: hex(this.#high) + hex(this.#low),
+      ...(this.#scoped === undefined ? {} : { scoped: [...this.#scoped] }),
+    };
+    return this.#count === 0 ? digest : { ...digest, newest: this.#newest };
   }
 }
 
@@ -48,18 +75,19 @@ export class DigestBuilder {
  *
  * @param library The library.
  * @param since ms since the epoch.
+ * @param searches The number of searches of the pass, to count the pairs each finds.
  * @returns Their digest.
  */
-export function recentDigest(library: Library, since: number): Digest {
-  const digest = new DigestBuilder();
+export function recentDigest(library: Library, since: number, searches?: number): Digest {
+  const digest = new DigestBuilder(searches);
   for (let row = 0; row < library.rows; row++) {
     const updatedAt = library.updatedAt[row];
     if (library.flags[row] !== REMOVED && updatedAt >= since) {
-      digest.add(idOf(library, row), updatedAt);
+      digest.add(idOf(library, row), updatedAt, scopesOf(library.flags[row]));
     }
   }
   for (const [id, other] of library.others) {
-    if (other.updatedAt >= since) digest.add(id, other.updatedAt);
+    if (other.updatedAt >= since) digest.add(id, other.updatedAt, other.scopes);
   }
   for (const [id, updatedAt] of library.seen) if (updatedAt >= since) digest.add(id, updatedAt);
   return digest.build();

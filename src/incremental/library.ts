@@ -247,7 +247,7 @@ export function setBuckets(library: Library, row: number, hashes: BucketHashes):
 }
 
 /** The search scopes of a row's flags. */
-function scopesOf(flags: number): number {
+export function scopesOf(flags: number): number {
   return flags === REMOVED ? 0 : flags >>> SCOPE_SHIFT;
 }
 

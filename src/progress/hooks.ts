@@ -60,9 +60,10 @@ export function watchSearch<S extends AssetSearch>(search: S, options: WatchSear
   let total: number | undefined;
   return {
     ...search,
-    async countAssets(filter) {
-      const counts = await search.countAssets(filter);
-      total = counts?.reduce((sum, count) => sum + count, 0);
+    async countAssets(filter, updated) {
+      const counts = await search.countAssets(filter, updated);
+      // A count of recent changes is no size of the library.
+      if (updated === undefined) total = counts?.reduce((sum, count) => sum + count, 0);
       return counts;
     },
     async *searchAssets(filter) {

@@ -6,6 +6,7 @@
  * @module
  */
 import { searchScopes } from "../api/search.ts";
+import { PAGE_SIZE } from "../api/search_pages.ts";
 import {
   countMismatch,
   datedBackReason,
@@ -14,6 +15,7 @@ import {
   tooManyChanges,
 } from "../incremental/decide.ts";
 import { mergeEntries } from "../incremental/entries.ts";
+import { leftOverlap } from "../incremental/overlap.ts";
 import {
   applyWrites,
   type AssetChange,
@@ -97,10 +99,9 @@ export async function incrementalRead(
   const max = reading.query.maxChanges;
   const limit = max + header.recent.count + header.written;
   const searching = performance.now();
-  const changes = await client.changedAssets(filter, since, limit);
-  if (changes === undefined) {
-    return `more assets changed since the last pass than INCREMENTAL_MAX_CHANGES (${max})`;
-  }
+  const afterOverlap = await changesAfterOverlap(reading, header, { since, limit });
+  const changes = afterOverlap?.changes ?? await client.changedAssets(filter, since, limit);
+  if (changes === undefined) return tooManyFound(max);
   let newest = -1;
   for (const change of changes) if (change.updatedAt > newest) newest = change.updatedAt;
   // Never back: the last watermark was the server's time before this search too.
@@ -123,11 +124,64 @@ export async function incrementalRead(
   // Stacks planned with trashed or hidden members (volatile) do not stop it: such a member, or
   // the stack Immich would name for it, changes only with some asset's updatedAt, which the
   // search sees (docs/incremental.md, "What only a full pass sees").
-  if (header.steady && countMismatch(serverCounts, expected) === undefined) {
-    const reused = reusePlan(reading, header, stored, changes, window);
+  const quiet = afterOverlap === undefined ? changes : changes.length === 0 ? "settled" : undefined;
+  if (
+    quiet !== undefined && header.steady && countMismatch(serverCounts, expected) === undefined
+  ) {
+    const reused = reusePlan(reading, header, stored, quiet, window);
     if (reused !== undefined) return reused;
   }
-  return await readRegion(reading, header, stored, { serverCounts, changes, window });
+  return await readRegion(reading, header, stored, {
+    serverCounts,
+    changes,
+    window,
+    limit,
+    ...(afterOverlap === undefined ? {} : { overlap: afterOverlap.overlap }),
+  });
+}
+
+/** The overlap before the watermark, counted: what each search of the pass counts in it now. */
+interface CountedOverlap {
+  /** Per search, as the last pass's `recent.scoped`. */
+  readonly counted: readonly number[];
+  /** The end of the overlap counted, included; the changes after it start there. */
+  readonly after: number;
+}
+
+/**
+ * The changes after the newest one the last pass found, and the overlap before it counted by
+ * each search of the pass (`POST /search/statistics` with `updatedAfter` and `updatedBefore`).
+ * After a pass of many writes the overlap holds every asset they moved, so reading it again on
+ * every pass would cost a search page per thousand of them (docs/incremental.md, "Server
+ * time"). With nothing changed after it, the counts alone tell whether the overlap is as the
+ * last pass found it; otherwise `readRegion` tells, once the cache says which of the changed
+ * assets it dated there.
+ *
+ * @param reading The user's reading.
+ * @param header The cache's header.
+ * @param search Where this pass's search for changes starts, and how many changes it takes.
+ * @returns The changes after the overlap and its counts, or undefined when the overlap must be
+ *   read.
+ */
+async function changesAfterOverlap(
+  reading: Reading,
+  header: CacheHeader,
+  search: { readonly since: number; readonly limit: number },
+): Promise<{ changes: AssetChange[]; overlap: CountedOverlap } | undefined> {
+  const { newest, scoped, since, count } = header.recent;
+  if (since !== search.since || newest === undefined || scoped === undefined) return undefined;
+  // An overlap of less than a page costs a page per visibility read, no more than counted.
+  if (count < PAGE_SIZE) return undefined;
+  const { client, filter } = reading;
+  // Searches compare whole milliseconds and Immich keeps microseconds: an update in the last
+  // pass's newest millisecond is counted with the overlap, one a millisecond later found here.
+  const after = newest + 1;
+  const counted = await client.countAssets(filter, { after: since, before: after });
+  if (counted === undefined || counted.length !== scoped.length) return undefined;
+  const changes = await client.changedAssets(filter, after, search.limit);
+  if (changes === undefined) return undefined;
+  if (changes.length === 0 && counted.some((count, i) => count !== scoped[i])) return undefined;
+  return { changes, overlap: { counted, after } };
 }
 
 /**
@@ -140,27 +194,33 @@ function reusePlan(
   reading: Reading,
   header: CacheHeader,
   stored: StoredPlan,
-  changes: readonly AssetChange[],
+  changes: readonly AssetChange[] | "settled",
   window: Window,
 ): PassInput | undefined {
-  const found = new DigestBuilder();
-  for (const change of changes) found.add(change.id, change.updatedAt);
-  const digest = found.build();
-  if (
-    header.recent.since !== window.since || digest.count !== header.recent.count ||
-    digest.digest !== header.recent.digest
-  ) {
-    return undefined;
+  let recent = header.recent;
+  if (changes !== "settled") {
+    const found = new DigestBuilder();
+    for (const change of changes) found.add(change.id, change.updatedAt);
+    const digest = found.build();
+    if (
+      header.recent.since !== window.since || digest.count !== header.recent.count ||
+      digest.digest !== header.recent.digest
+    ) {
+      return undefined;
+    }
+    const next = new DigestBuilder(header.counts.length);
+    for (const change of changes) {
+      if (change.updatedAt >= window.nextSince) {
+        next.add(change.id, change.updatedAt, change.scopes);
+      }
+    }
+    recent = { ...next.build(), since: window.nextSince };
   }
   reading.log.info("Incremental pass: nothing changed since {since}", {
     pass: "incremental",
     since: window.sinceText,
     changed: 0,
   });
-  const next = new DigestBuilder();
-  for (const change of changes) {
-    if (change.updatedAt >= window.nextSince) next.add(change.id, change.updatedAt);
-  }
   const cache = new CacheRecorder(recordingOf(reading, reading.files!), {
     generation: header.generation,
     watermark: window.watermark,
@@ -168,7 +228,7 @@ function reusePlan(
     fullPassClock: header.fullPassClock,
     offsets: header.offsets,
     counts: header.counts,
-    recent: { ...next.build(), since: window.nextSince },
+    recent,
     sizes: header.sizes,
     sums: { ...header.sums, delta: undefined },
     skippedAssets: stored.skippedAssets,
@@ -197,6 +257,10 @@ async function readRegion(
     readonly serverCounts: readonly number[];
     readonly changes: readonly AssetChange[];
     readonly window: Window;
+    /** How many changes the search takes. */
+    readonly limit: number;
+    /** With the changes after it only: the overlap counted. */
+    readonly overlap?: CountedOverlap;
   },
 ): Promise<PassInput | string> {
   const { log, filter } = reading;
@@ -212,9 +276,12 @@ async function readRegion(
   // region's rows and leave what young-generation collections take: a full one would cost more.
   releaseMemory();
   const { library } = read;
+  const overlap = await overlapChanges(reading, header, library, found);
+  if (typeof overlap === "string") return overlap;
+  const { changes, checkedFrom } = overlap;
   const written = applyWrites(library, read.writes);
-  const back = datedBack(library, found.changes, window.since);
-  const merged = mergeChanges(library, found.changes, header.watermark);
+  const back = datedBack(library, changes, checkedFrom);
+  const merged = mergeChanges(library, changes, header.watermark);
   const tooMany = tooManyChanges(merged.changed.length, reading.query.maxChanges);
   if (tooMany !== undefined) return tooMany;
   const scopes = searchScopes(filter);
@@ -239,6 +306,48 @@ async function readRegion(
     volatile: stored.entries.volatile,
   });
   return await regionInput(reading, library, { header, stored, regrouped, window });
+}
+
+/** Why a pass is full when its search for changes stopped at its limit. */
+function tooManyFound(max: number): string {
+  return `more assets changed since the last pass than INCREMENTAL_MAX_CHANGES (${max})`;
+}
+
+/**
+ * The changes a region is read from: those after the overlap when each search counts in it the
+ * assets the last pass found there less those changed since, which the cache dated there;
+ * otherwise every change since the overlap's start, read again.
+ *
+ * @returns The changes, and from when every asset the cache dates is among them; or why the
+ *   pass is full after all.
+ */
+async function overlapChanges(
+  reading: Reading,
+  header: CacheHeader,
+  library: Library,
+  found: {
+    readonly changes: readonly AssetChange[];
+    readonly window: Window;
+    readonly limit: number;
+    readonly overlap?: CountedOverlap;
+  },
+): Promise<{ changes: readonly AssetChange[]; checkedFrom: number } | string> {
+  const { window, overlap } = found;
+  const scoped = header.recent.scoped;
+  if (overlap === undefined || scoped === undefined) {
+    return { changes: found.changes, checkedFrom: window.since };
+  }
+  const left = leftOverlap(library, found.changes, {
+    since: window.since,
+    until: overlap.after,
+    searches: scoped.length,
+  });
+  if (overlap.counted.every((count, i) => count === scoped[i] - left[i])) {
+    return { changes: found.changes, checkedFrom: overlap.after };
+  }
+  const changes = await reading.client.changedAssets(reading.filter, window.since, found.limit);
+  if (changes === undefined) return tooManyFound(reading.query.maxChanges);
+  return { changes, checkedFrom: window.since };
 }
 
 /**
@@ -324,7 +433,10 @@ async function regionInput(
     fullPassClock: header.fullPassClock,
     offsets: header.offsets,
     counts: scopeCounts(library, searchScopes(reading.filter).length),
-    recent: { ...recentDigest(library, window.nextSince), since: window.nextSince },
+    recent: {
+      ...recentDigest(library, window.nextSince, searchScopes(reading.filter).length),
+      since: window.nextSince,
+    },
     sizes: {
       assets: liveRows(library),
       stacks: library.stacks.size,

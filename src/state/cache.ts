@@ -100,7 +100,13 @@ export interface CacheHeader {
   };
 }
 
-const digestSchema = z.object({ count: z.number(), digest: z.string(), since: z.number() });
+const digestSchema = z.object({
+  count: z.number(),
+  digest: z.string(),
+  newest: z.number().optional(),
+  scoped: z.array(z.number()).optional(),
+  since: z.number(),
+});
 const headerSchema = z.object({
   format: z.literal(CACHE_FORMAT),
   version: z.number(),

@@ -82,10 +82,10 @@ export async function writeFullBody(
 ): Promise<WrittenBody> {
   const { assets, updatedAt, scopeBits, trashed, buckets } = rows;
   const counts = new Array<number>(rows.serverCounts.length).fill(0);
-  const recent = new DigestBuilder();
+  const recent = new DigestBuilder(counts.length);
   const count = (id: string, time: number, bits: number) => {
     for (let i = 0; i < counts.length; i++) if (bits & 1 << i) counts[i]++;
-    if (time >= since) recent.add(id, time);
+    if (time >= since) recent.add(id, time, bits);
   };
   const body = await BodyWriter.create(files, generation);
   let sum: FileSum;
