@@ -9,6 +9,7 @@ import { RUN_FLAGS } from "../scripts/compile.ts";
 import denoJson from "../deno.json" with { type: "json" };
 import { type CliRun, mapLimited, runCli } from "./_cli.ts";
 import { caseEnv, INVALID_CASES, VALID_ENV } from "./_config_cases.ts";
+import { propertyCases } from "./_property_cases.ts";
 import { type ImmichServer, startImmichServer } from "./immich_server.ts";
 
 const VERSION = denoJson.version;
@@ -78,13 +79,20 @@ Deno.test("main.ts takes options before the command and suggests the command mea
   await Promise.all([before, typo].map((run) => Deno.remove(run.cwd, { recursive: true })));
 });
 
-Deno.test("main.ts exits 2 with one error line for each invalid configuration", async () => {
+/**
+ * tests/config_test.ts reads every invalid configuration in process; here, through the CLI, an
+ * even sample of them (flags, files and commands among them), every one in `deno task test:full`.
+ */
+const THROUGH_CLI = propertyCases(INVALID_CASES.length, { sample: 24 }).seeds
+  .map((seed) => INVALID_CASES[seed - 1]);
+
+Deno.test(`main.ts exits 2 with one error line for ${THROUGH_CLI.length} of ${INVALID_CASES.length} invalid configurations`, async () => {
   const results = await mapLimited(
-    INVALID_CASES,
+    THROUGH_CLI,
     (invalid) => runCli({ env: caseEnv(invalid), args: invalid.args, files: invalid.files }),
     { limit: 4 },
   );
-  const failures = INVALID_CASES.flatMap((invalid, index) => {
+  const failures = THROUGH_CLI.flatMap((invalid, index) => {
     const { code, stdout, stderr } = results[index];
     const expected = { code: 2, stdout: "", stderr: `error: ${invalid.message}\n` };
     const actual = { code, stdout, stderr };

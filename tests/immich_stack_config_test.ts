@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { mapLimited, runCli, spawnCli } from "./_cli.ts";
 import { type ImmichServer, startImmichServer } from "./immich_server.ts";
+import { propertyCases } from "./_property_cases.ts";
 
 /** One configuration as an immich-stack user has it. */
 interface ConfigCase {
@@ -293,14 +294,18 @@ function groupsOf(lines: readonly Record<string, unknown>[]): string[] {
     }).sort();
 }
 
-Deno.test("main.ts runs each immich-stack configuration as a dry run with immich-stack's groups and one warning per rewrite", async () => {
+/** Every other configuration by default, every one in `deno task test:full`. */
+const RUN = propertyCases(CASES.length, { sample: CASES.length / 2 }).seeds
+  .map((seed) => CASES[seed - 1]);
+
+Deno.test(`main.ts runs ${RUN.length} of ${CASES.length} immich-stack configurations as a dry run with immich-stack's groups and one warning per rewrite`, async () => {
   const servers = new Map<string, { server: ImmichServer; key: string }>();
-  for (const version of new Set(CASES.map((c) => c.version ?? "3.1.0"))) {
+  for (const version of new Set(RUN.map((c) => c.version ?? "3.1.0"))) {
     const server = await startImmichServer({ version });
     servers.set(version, { server, key: addLibrary(server).key });
   }
   try {
-    await mapLimited(CASES, async (test) => {
+    await mapLimited(RUN, async (test) => {
       const { server, key } = servers.get(test.version ?? "3.1.0")!;
       const env: Record<string, string> = {
         API_URL: server.url,

@@ -25,8 +25,15 @@ import {
   writeLatency,
 } from "./immich_server.ts";
 import { type Random, seededRandom } from "./_random.ts";
+import { propertyCases } from "./_property_cases.ts";
 
 const CASES = 520;
+/**
+ * A sample of the cases by default, every one in `deno task test:full`: 60, which reach every path
+ * the test names (seed 27 is one of the two of 520 that hold back a create after a failed
+ * deletion, seed 305 one of the eight that set a new cover).
+ */
+const { seeds: SEEDS } = propertyCases(CASES, { sample: 60 });
 /** STACK_CONCURRENCY by seed. */
 const LANES = [1, 2, 4, 8] as const;
 const VERSIONS = ["3.1.0", "3.1.0", "2.4.1", "1.132.3"] as const;
@@ -304,7 +311,7 @@ function tally(seen: Map<string, number>, outcomes: readonly Outcome[]): void {
   }
 }
 
-Deno.test(`runPass() keeps every stack together, as planned or as it was, in ${CASES} seeded cases`, async () => {
+Deno.test(`runPass() keeps every stack together, as planned or as it was, in ${SEEDS.length} of ${CASES} seeded cases`, async () => {
   const servers = new Map<string, ImmichServer>();
   for (const version of new Set(VERSIONS)) {
     servers.set(version, await startImmichServer({ version }));
@@ -313,7 +320,7 @@ Deno.test(`runPass() keeps every stack together, as planned or as it was, in ${C
   const instant = () => Promise.resolve();
   let overlapped = 0;
   try {
-    for (let seed = 1; seed <= CASES; seed++) {
+    for (const seed of SEEDS) {
       const server = servers.get(VERSIONS[seed % VERSIONS.length])!;
       const test = randomCase(server, seed);
       // Up to 8 writes in flight (STACK_CONCURRENCY), held a millisecond in every third case so
@@ -345,7 +352,7 @@ Deno.test(`runPass() keeps every stack together, as planned or as it was, in ${C
   } finally {
     for (const server of servers.values()) await server.close();
   }
-  assert.ok(overlapped > CASES / 10, `writes overlapped in ${overlapped} cases only`);
+  assert.ok(overlapped > SEEDS.length / 10, `writes overlapped in ${overlapped} cases only`);
   // The cases reach every path the promise is about.
   for (
     const key of [

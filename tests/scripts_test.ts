@@ -1,33 +1,17 @@
 /**
  * The task scripts as a contributor runs them, as subprocesses with the permission flags their
- * deno.json tasks give: `deno task bench` changes BENCHMARKS.md only when asked and explains
- * itself, `scripts/bench_grouping.ts` measures the groupings on their own, and `deno task
- * sandbox` serves a stand-in Immich to try settings against until it is stopped.
+ * deno.json tasks give: `deno task bench` explains itself (tests/full/scripts_test.ts runs it and
+ * checks that it changes BENCHMARKS.md only when asked, and `deno task screenshot`),
+ * `scripts/bench_grouping.ts` measures the groupings on their own, and `deno task sandbox` serves
+ * a stand-in Immich to try settings against until it is stopped.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import denoJson from "../deno.json" with { type: "json" };
 import { parsePlanFile } from "../src/plan_file/format.ts";
 import { picturesOf } from "../src/review/thumbnails.ts";
 import { shotBase } from "../src/trash/shot.ts";
 import { commandOutput as output, runCli } from "./_cli.ts";
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-
-/** `deno run` with a task's flags and script, from the repository root. */
-function taskCommand(task: keyof typeof denoJson.tasks, args: readonly string[]): Deno.Command {
-  const [deno, run, ...rest] = denoJson.tasks[task].split(" ");
-  assert.deepEqual([deno, run], ["deno", "run"]);
-  return new Deno.Command(Deno.execPath(), {
-    args: [run, "--no-prompt", ...rest, ...args],
-    cwd: ROOT,
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  });
-}
+import { ROOT, taskCommand } from "./_task.ts";
 
 Deno.test("deno task bench answers --help with its usage and a bad flag with one line", async () => {
   const [help, bad] = await Promise.all([
@@ -45,20 +29,6 @@ Deno.test("deno task bench answers --help with its usage and a bad flag with one
     stderr: "error: Cannot parse the bench arguments: Unknown option '--size': did you mean " +
       "--sizes?\n",
   });
-});
-
-Deno.test("deno task bench leaves BENCHMARKS.md alone without --write", async () => {
-  const path = `${ROOT}BENCHMARKS.md`;
-  const before = await Deno.readTextFile(path);
-  const run = await output(taskCommand("bench", ["--sizes", "40", "--repeat", "1"]));
-  const after = await Deno.readTextFile(path);
-  // A bench that wrote anyway must not leave the committed figures replaced.
-  if (after !== before) await Deno.writeTextFile(path, before);
-  assert.equal(run.code, 0, run.stderr);
-  assert.equal(after, before);
-  assert.match(run.stdout, /^# Benchmarks\n/);
-  assert.match(run.stdout, /\| 40 \| steady state \|/);
-  assert.match(run.stderr, /BENCHMARKS\.md is unchanged: add --write to save these figures/);
 });
 
 Deno.test("scripts/bench_grouping.ts measures both groupings and both searches apart", async () => {
@@ -91,25 +61,6 @@ Deno.test("scripts/bench_grouping.ts measures both groupings and both searches a
     "search with EXIF (camera fields)",
   ]);
   for (const line of lines) assert.match(line, /, CPU \d+ ms, peak \d+\.\d MiB/, line);
-});
-
-Deno.test("deno task screenshot rewrites the picture only when the page looks different", async () => {
-  const folder = await Deno.makeTempDir({ prefix: "stacksync_scripts_test_" });
-  try {
-    const out = join(folder, "review-page.png");
-    // A picture of another size: the page's picture replaces it.
-    await Deno.copyFile(new URL("testdata/thumbnails/1-hills.webp", import.meta.url), out);
-    const first = await output(taskCommand("screenshot", ["--out", out]));
-    assert.deepEqual(first, { code: 0, stdout: `Wrote ${out} (the size differs)\n`, stderr: "" });
-    const png = await Deno.readFile(out);
-    assert.deepEqual([...png.slice(1, 4)], [..."PNG"].map((c) => c.charCodeAt(0)));
-    const again = await output(taskCommand("screenshot", ["--out", out]));
-    assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, /^\S+ is unchanged \(\d+ pixels differ\)\n$/);
-    assert.deepEqual(await Deno.readFile(out), png);
-  } finally {
-    await Deno.remove(folder, { recursive: true });
-  }
 });
 
 /** A running `deno task sandbox` and the API_URL and API_KEY lines it printed. */

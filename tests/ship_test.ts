@@ -285,7 +285,9 @@ Deno.test("README, docs/, Dockerfile and workflows run only tasks deno.json decl
   ]
     .flatMap((text) => [...text.matchAll(/deno task ([a-z:-]+)/g)].map(([, task]) => task));
   assert.deepEqual(used.filter((task) => !tasks.has(task)), []);
-  for (const task of ["demo", "test", "start", "compile", "check"]) assert.ok(used.includes(task));
+  for (const task of ["demo", "test", "test:full", "start", "compile", "check"]) {
+    assert.ok(used.includes(task), task);
+  }
 });
 
 Deno.test("Dockerfile's and the docs' deno run commands use exactly the compile permission flags", () => {
@@ -376,10 +378,21 @@ type Workflow = {
   readonly jobs: Record<string, { steps: Record<string, unknown>[]; permissions?: unknown }>;
 };
 
+Deno.test("deno task test leaves out only tests/full/, which test:full, CI and a release run", () => {
+  const flags = "--allow-net=127.0.0.1 --allow-env --allow-read --allow-write --allow-run";
+  assert.equal(denoJson.tasks.test, `deno test ${flags} --doc --parallel --ignore=tests/full`);
+  assert.equal(
+    denoJson.tasks["test:full"],
+    `STACKSYNC_PROPERTY_CASES=all deno test ${flags} --doc --parallel`,
+  );
+  assert.match(CI, /^NO_COLOR=1 deno task test:full 2>&1 \| tee "\$log"/m);
+  assert.match(RELEASE, /^ {6}- run: deno task test:full$/m);
+});
+
 Deno.test("release workflow checks, tests and compiles on a v* tag, then uploads dist/*", () => {
   assert.match(RELEASE, /^ {4}tags: \["v\*"\]$/m);
   const runs = [...RELEASE.matchAll(/^ {6}- run: (.*)$/gm)].map(([, command]) => command);
-  assert.deepEqual(runs, ["deno task check", "deno task test", "deno task compile"]);
+  assert.deepEqual(runs, ["deno task check", "deno task test:full", "deno task compile"]);
   assert.match(RELEASE, /gh release create "\$GITHUB_REF_NAME" dist\/\*/);
 });
 

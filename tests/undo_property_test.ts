@@ -14,8 +14,11 @@ import {
   stackWrites,
 } from "./_undo_library.ts";
 import { seededRandom } from "./_random.ts";
+import { fewest, propertyCases } from "./_property_cases.ts";
 
 const CASES = 300;
+/** A sample of the cases by default, every one in `deno task test:full`. */
+const RUN = propertyCases(CASES, { sample: 30 });
 
 Deno.test("stacksync undo puts back every stack a random run changed, and a second undo writes nothing", async () => {
   await using server = await startImmichServer();
@@ -23,7 +26,7 @@ Deno.test("stacksync undo puts back every stack a random run changed, and a seco
   const reasons = new Set<string>();
   const kinds = new Set<string>();
   try {
-    for (let seed = 1; seed <= CASES; seed++) {
+    for (const seed of RUN.seeds) {
       const library = addRandomLibrary(server, seed);
       library.kinds.forEach((kind) => kinds.add(kind));
       const settings = randomRunSettings(seededRandom(seed * 7919));
@@ -79,7 +82,7 @@ Deno.test("stacksync undo puts the stacks back within two tries while 10 % of re
   let failedRuns = 0;
   let repeated = 0;
   try {
-    for (let seed = 1; seed <= CASES; seed++) {
+    for (const seed of RUN.seeds) {
       const library = addRandomLibrary(server, 10_000 + seed);
       const settings = randomRunSettings(seededRandom(seed * 104729));
       const env = { API_URL: server.url, API_KEY: library.key };
@@ -120,8 +123,8 @@ Deno.test("stacksync undo puts the stacks back within two tries while 10 % of re
   // The faults did hit: answers were lost, some runs failed and some undos had to be repeated.
   const statuses = new Set(stackWrites(server.requests).map((request) => request.status));
   assert.ok(statuses.has(0) && statuses.has(500) && statuses.has(503), [...statuses].join());
-  assert.ok(failedRuns > CASES / 10, `${failedRuns} runs failed`);
-  assert.ok(repeated > CASES / 10, `${repeated} undos were repeated`);
+  assert.ok(failedRuns >= fewest(RUN, CASES / 10 + 1), `${failedRuns} runs failed`);
+  assert.ok(repeated >= fewest(RUN, CASES / 10 + 1), `${repeated} undos were repeated`);
 });
 
 function isSame(a: readonly string[], b: readonly string[]): boolean {

@@ -1,11 +1,12 @@
 /**
  * REQUEST_TIMEOUT limits silence, not length: a `GET /stacks` answer of about 60 MB streamed at
  * 1 MB/s for a minute, through the real CLI with REQUEST_TIMEOUT=5, is read to its end. This test
- * takes that minute by design; named to sort first, it starts first and runs beside the others.
+ * takes that minute by design, so only `deno task test:full` runs it; tests/http_test.ts proves
+ * the same of the transport in a fraction of a second.
  */
 import assert from "node:assert/strict";
-import { finishCli, spawnCli } from "./_cli.ts";
-import { startImmichServer } from "./immich_server.ts";
+import { finishCli, spawnCli } from "../_cli.ts";
+import { startImmichServer } from "../immich_server.ts";
 
 /** Stacks of two photos each; at about 2.7 KB per stack the answer is about 60 MB. */
 const STACKS = 22_000;

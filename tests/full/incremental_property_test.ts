@@ -21,41 +21,34 @@
  *
  * The passes run in process (`runPass()`), the commands through `main()`; the incremental pass
  * is real (it writes, journals and keeps the cache), the full one a dry run on the same state,
- * which plans exactly as a real one. By default a seeded sample of the cases runs;
- * `STACKSYNC_PROPERTY_CASES=all` (`deno task test:full`) runs every one.
+ * which plans exactly as a real one. Minutes of work, so only `deno task test:full` runs it, every
+ * case (`STACKSYNC_PROPERTY_CASES=all`); run alone, a seeded sample of the cases runs.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type LogRecord, reset } from "@logtape/logtape";
-import { loadSettings, type Settings } from "../src/config.ts";
-import type { Action, Outcome, Plan } from "../src/model.ts";
-import { type PassRecord, runPass } from "../src/run.ts";
-import { openStateFolder } from "../src/state/folder.ts";
-import { recordLogs } from "./_logs.ts";
-import { CRITERIA } from "./_e2e.ts";
-import { runMain } from "./_undo_library.ts";
+import { loadSettings, type Settings } from "../../src/config.ts";
+import type { Action, Outcome, Plan } from "../../src/model.ts";
+import { type PassRecord, runPass } from "../../src/run.ts";
+import { openStateFolder } from "../../src/state/folder.ts";
+import { recordLogs } from "../_logs.ts";
+import { CRITERIA } from "../_e2e.ts";
+import { runMain } from "../_undo_library.ts";
 import {
   type ImmichServer,
   startImmichServer,
   type TestAssetInput,
   type TestStack,
-} from "./immich_server.ts";
-import { type Random, seededRandom } from "./_random.ts";
+} from "../immich_server.ts";
+import { type Random, seededRandom } from "../_random.ts";
+import { propertyCases } from "../_property_cases.ts";
 
-/** Every case; by default every `SAMPLE_STEP`-th of them runs. */
-const CASES = 300;
-const SAMPLE_STEP = 10;
 /**
- * `all`, or the first and last seed to run (`1-160`: the servers are shared, so a case replays
- * only after the cases before it); by default the sample.
+ * Every case; by default a sample of them runs (tests/_property_cases.ts). A range of seeds
+ * (`1-160`) replays a case only after the cases before it, as the servers are shared.
  */
-const ASKED = Deno.env.get("STACKSYNC_PROPERTY_CASES");
-const [FIRST, LAST] = ASKED === undefined || ASKED === "all"
-  ? [1, CASES]
-  : ASKED.split("-").map(Number);
-const SEEDS = Array.from({ length: CASES }, (_, i) => i + 1).filter((seed) =>
-  ASKED === undefined ? seed % SAMPLE_STEP === 1 : seed >= FIRST && seed <= LAST
-);
+const CASES = 300;
+const { seeds: SEEDS, share } = propertyCases(CASES, { sample: 30 });
 const ROUNDS = 3;
 /**
  * The seed of the servers' ids. Ids decide orders (of stacks, of search results), so other
@@ -686,7 +679,6 @@ Deno.test(`an incremental pass sends the writes of a full pass after random chan
     reset();
     for (const server of servers.values()) await server.close();
   }
-  const share = SEEDS.length / CASES;
   for (const kind of KINDS) {
     assert.ok(
       (seen.get(kind) ?? 0) > 0,
