@@ -321,13 +321,14 @@ Deno.test("createHttpClient() retries a request slower than the time-out, then f
   const client = createHttpClient({
     baseUrl: server.url,
     apiKey: API_KEY,
-    timeoutMs: 20,
+    // Long enough for a loaded machine's server to see each attempt before it times out.
+    timeoutMs: 250,
     ...time.options,
   });
   try {
     await assert.rejects(client.request("GET", "/stacks", { schema: z.unknown() }), {
       name: "TransientError",
-      message: `API request timed out: GET ${server.url}/stacks got no answer within 20 ms ` +
+      message: `API request timed out: GET ${server.url}/stacks got no answer within 250 ms ` +
         "(REQUEST_TIMEOUT) after 4 attempts",
     });
     assert.equal(server.requests.length, 4);
@@ -572,19 +573,20 @@ Deno.test("createHttpClient() retries an answer that stops moving for the time-o
   const client = createHttpClient({
     baseUrl: server.url,
     apiKey: API_KEY,
-    timeoutMs: 50,
+    // Long enough for a loaded machine's server to see each attempt before it times out.
+    timeoutMs: 250,
     ...time.options,
   });
   try {
     await assert.rejects(client.request("GET", "/stacks", { schema: z.unknown() }), {
       name: "TransientError",
       message: `API request timed out: GET ${server.url}/stacks sent no part of its answer for ` +
-        "50 ms (REQUEST_TIMEOUT) after 4 attempts",
+        "250 ms (REQUEST_TIMEOUT) after 4 attempts",
     });
     assert.equal(server.requests(), 4);
     assert.deepEqual(
       records.filter((r) => r.level === "warning").map((r) => r.properties.reason),
-      Array(3).fill("answer stalled for 50 ms"),
+      Array(3).fill("answer stalled for 250 ms"),
     );
   } finally {
     client.close();
