@@ -56,8 +56,11 @@ export function closestName(typed: string, known: readonly string[]): string | u
   for (const name of known) {
     const target = normalize(name);
     if (target === word || target.replaceAll("_", "") === bare) return name;
+    const allowed = Math.max(1, Math.floor(target.length / 6));
+    // The distance is at least the difference in length: most names need no table at all.
+    if (Math.abs(word.length - target.length) > allowed) continue;
     const distance = editDistance(word, target);
-    if (distance > Math.max(1, Math.floor(target.length / 6))) continue;
+    if (distance > allowed) continue;
     if (best === undefined || distance < best.distance) best = { name, distance };
   }
   return best?.name;
