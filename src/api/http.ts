@@ -1,8 +1,9 @@
 /**
  * JSON over HTTP for one Immich user: pooled connections, and each request sent through the
- * retry policy (`retry.ts`), the idle time limit (`idle_watch.ts`), redirects within API_URL's
- * origin (`redirect.ts`), then read (`answers.ts`) or named as a failure (`failures.ts`,
- * `errors.ts`) and logged (docs/architecture.md, "Retries and time limits").
+ * retry policy (`retry.ts`); an attempt (`attempt.ts`) keeps the idle time limit
+ * (`idle_watch.ts`) and redirects within API_URL's origin (`redirect.ts`), then reads the answer
+ * (`answers.ts`) or names the failure (`failures.ts`, `errors.ts`) and logs it
+ * (docs/architecture.md, "Retries and time limits").
  *
  * The API key is sent in `x-api-key` to API_URL's origin and nowhere else: redirects are followed
  * only within that origin, and the key never appears in a log line, an error message or a trace
@@ -10,17 +11,13 @@
  *
  * @module
  */
-import { getLogger } from "@logtape/logtape";
 import type { z } from "zod";
-import { type Answer, answerBody, type BodyReader, readJson, readStream } from "./answers.ts";
+import { type BodyReader, readJson, readStream } from "./answers.ts";
+import { type AnswerReader, type AttemptContext, attemptOnce } from "./attempt.ts";
 import { delay } from "./delay.ts";
 import type { HttpMethod, TransientError } from "./errors.ts";
-import { type Exchange, type FailureContext, statusError, transportError } from "./failures.ts";
-import { watchIdle } from "./idle_watch.ts";
-import { fetchWithinOrigin } from "./redirect.ts";
+import type { Exchange } from "./failures.ts";
 import { retrying } from "./retry.ts";
-
-const logger = getLogger(["stacksync", "api"]);
 
 /** Settings of {@linkcode createHttpClient}. */
 export interface HttpClientOptions {
@@ -114,12 +111,6 @@ export interface HttpClient {
 }
 
 /**
- * How long a write already sent may still wait for its answer after the shutdown signal, well
- * within the 2 s in which a stopped run ends.
- */
-const WRITE_GRACE_MS = 1000;
-
-/**
  * Creates the HTTP client of one user.
  *
  * Transient failures (a network error that may pass, a time-out, 5xx, 429) are retried
@@ -165,8 +156,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const secrets = [options.apiKey, new URL(baseUrl).password].filter((secret) => secret !== "");
   const redact = (text: string) =>
     secrets.reduce((result, secret) => result.replaceAll(secret, "[redacted]"), text);
-  const context: FailureContext = {
+  const context: AttemptContext = {
     baseUrl,
+    apiKey: options.apiKey,
+    client,
+    answered: (response) => options.observer?.answered?.(response),
     timeoutMs: options.timeoutMs ?? 120_000,
     maxRetryAfterMs: options.maxRetryAfterMs ?? 300_000,
     redact,
@@ -174,95 +168,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     signal: options.signal,
   };
 
-  function logExchange(
-    exchange: Exchange,
-    response: Response,
-    started: number,
-    responseBody: () => string,
-  ) {
-    const properties = {
-      method: exchange.method,
-      path: exchange.path,
-      status: response.status,
-      durationMs: now() - started,
-      correlationID: response.headers.get("x-correlation-id") ?? undefined,
-    };
-    if (logger.isEnabledFor("trace")) {
-      logger.trace("{method} {path} answered {status} in {durationMs} ms", {
-        ...properties,
-        requestBody: exchange.requestText === undefined ? undefined : redact(exchange.requestText),
-        responseBody: redact(responseBody()),
-      });
-    } else {
-      logger.debug("{method} {path} answered {status} in {durationMs} ms", properties);
-    }
-  }
-
-  async function attemptOnce<T>(
-    exchange: Exchange,
-    attempt: number,
-    read: (answer: Answer) => Promise<{ value: T; text: string }>,
-  ): Promise<T> {
-    if (options.signal?.aborted) throw options.signal.reason;
-    const controller = new AbortController();
-    const watch = watchIdle(controller, context.timeoutMs);
-    // A read stops at once; a write already sent gets a moment for its answer, so that a change
-    // the server made is known as made rather than left in doubt.
-    let grace: ReturnType<typeof setTimeout> | undefined;
-    const onShutdown = () => {
-      const abort = () => controller.abort(options.signal?.reason);
-      if (exchange.method === "GET") abort();
-      else grace = setTimeout(abort, WRITE_GRACE_MS);
-    };
-    options.signal?.addEventListener("abort", onShutdown, { once: true });
-    const headers: Record<string, string> = {
-      "x-api-key": options.apiKey,
-      "Accept": "application/json",
-    };
-    if (exchange.requestText !== undefined) headers["Content-Type"] = "application/json";
-    const started = now();
-    try {
-      const response = await fetchWithinOrigin(new URL(`${baseUrl}${exchange.path}`), {
-        method: exchange.method,
-        headers,
-        body: exchange.requestText,
-        client,
-        signal: controller.signal,
-      }, { exchange, attempt });
-      watch.answered();
-      options.observer?.answered?.(response);
-      // The server has acted on a write whose answer has started: read it even at shutdown.
-      if (exchange.method !== "GET") options.signal?.removeEventListener("abort", onShutdown);
-      const body = answerBody(response, watch);
-      if (!response.ok) {
-        const text = await body.text();
-        logExchange(exchange, response, started, () => text);
-        throw statusError({ exchange, response, text, attempt }, context);
-      }
-      const { value, text } = await read({ exchange, response, body, attempt, baseUrl, redact });
-      logExchange(exchange, response, started, () => text);
-      return value;
-    } catch (error) {
-      const failure = transportError(
-        { exchange, error, timedOut: watch.timedOut, attempt },
-        context,
-      );
-      // Releases the connection of an answer left unread.
-      controller.abort(failure);
-      throw failure;
-    } finally {
-      watch.stop();
-      clearTimeout(grace);
-      options.signal?.removeEventListener("abort", onShutdown);
-    }
-  }
-
   function send<T>(
     method: HttpMethod,
     path: string,
     request: {
       readonly body?: unknown;
-      readonly read: (answer: Answer) => Promise<{ value: T; text: string }>;
+      readonly read: AnswerReader<T>;
     },
   ): Promise<T> {
     const exchange: Exchange = {
@@ -270,7 +181,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       path,
       requestText: request.body === undefined ? undefined : JSON.stringify(request.body),
     };
-    return retrying((attempt) => attemptOnce(exchange, attempt, request.read), {
+    const read = request.read;
+    return retrying((number) => attemptOnce(exchange, { number, read, context }), {
       exchange,
       retries: options.retries ?? 3,
       baseDelayMs: options.baseDelayMs ?? 500,
