@@ -73,6 +73,27 @@ export function versionText(version: ServerVersion): string {
 }
 
 /**
+ * The failure of a pass whose first request, `GET /server/version`, answered 404: API_URL points
+ * at something other than Immich's API.
+ */
+function notTheApi(error: PermanentError, baseUrl: string): PermanentError {
+  return new PermanentError(
+    `Cannot find the Immich API at API_URL as GET /server/version answered 404 ` +
+      `${error.serverMessage}: check the address, which ends in /api (e.g. ` +
+      `http://immich:2283/api): current value is ${shownUrl(baseUrl)}`,
+    {
+      method: "GET",
+      path: "/server/version",
+      status: 404,
+      serverMessage: error.serverMessage,
+      correlationId: error.correlationId,
+      attempt: error.attempt,
+      cause: error,
+    },
+  );
+}
+
+/**
  * Opens the session of one user.
  *
  * @param options The HTTP client settings: base URL, key, time-out, retry settings.
@@ -128,20 +149,7 @@ export function createSession(options: SessionOptions): Session {
     } catch (error) {
       // The first request of a pass: a 404 means API_URL points at something else.
       if (error instanceof PermanentError && error.status === 404) {
-        throw new PermanentError(
-          `Cannot find the Immich API at API_URL as GET /server/version answered 404 ` +
-            `${error.serverMessage}: check the address, which ends in /api (e.g. ` +
-            `http://immich:2283/api): current value is ${shownUrl(options.baseUrl)}`,
-          {
-            method: "GET",
-            path: "/server/version",
-            status: 404,
-            serverMessage: error.serverMessage,
-            correlationId: error.correlationId,
-            attempt: error.attempt,
-            cause: error,
-          },
-        );
+        throw notTheApi(error, options.baseUrl);
       }
       const withApi = `${options.baseUrl.replace(/\/+$/, "")}/api`;
       if (

@@ -224,6 +224,54 @@ export function keptLookups(
   return listing.lookups(listing.holding(known).values(), known);
 }
 
+/** What {@linkcode lookUp} could not learn, and how many it asked. */
+interface LookupOutcome {
+  /** The members whose lookup failed or was not tried after a failure. */
+  readonly unknown: readonly string[];
+  /** The first failure's message. */
+  readonly failure: string | undefined;
+  /** The lookups sent. */
+  readonly lookedUp: number;
+}
+
+/**
+ * Asks `GET /assets/{id}` for the stack of each pending member, {@linkcode LOOKUPS_IN_FLIGHT} at
+ * a time, into `into.answers`. After a failure the server is likely failing them all: the rest
+ * are left unknown without waiting for retries.
+ */
+async function lookUp(
+  pending: readonly string[],
+  into: {
+    readonly unlisted: ReadonlyMap<string, Found>;
+    readonly answers: Map<string, LookedUpStack>;
+    readonly assetStack: (id: string) => Promise<{ readonly stackId?: string } | undefined>;
+  },
+): Promise<LookupOutcome> {
+  const unknown: string[] = [];
+  let failure: string | undefined;
+  let lookedUp = 0;
+  await forEachBounded(pending, LOOKUPS_IN_FLIGHT, async (id) => {
+    if (failure !== undefined) {
+      unknown.push(id);
+      return;
+    }
+    lookedUp++;
+    try {
+      const named = await into.assetStack(id);
+      // Gone meanwhile (deleted for good): in no stack.
+      if (named === undefined) return;
+      const { updatedAt } = into.unlisted.get(id)!;
+      const { stackId } = named;
+      into.answers.set(id, { id, updatedAt, ...stackId === undefined ? {} : { stackId } });
+    } catch (error) {
+      if (!lookupFailed(error)) throw error;
+      failure ??= (error as Error).message;
+      unknown.push(id);
+    }
+  });
+  return { unknown, failure, lookedUp };
+}
+
 /**
  * The unlisted-members part of the client.
  *
@@ -280,28 +328,10 @@ export function unlistedMemberSearchOf(session: Session): UnlistedMemberSearch {
         if (answer !== undefined && answer.updatedAt === updatedAt) answers.set(id, answer);
         else pending.push(id);
       }
-      const unknown: string[] = [];
-      let failure: string | undefined;
-      let lookedUp = 0;
-      await forEachBounded(pending, LOOKUPS_IN_FLIGHT, async (id) => {
-        // After a failure the server is likely failing them all: no more waits for retries.
-        if (failure !== undefined) {
-          unknown.push(id);
-          return;
-        }
-        lookedUp++;
-        try {
-          const named = await assets.assetStack(id);
-          // Gone meanwhile (deleted for good): in no stack.
-          if (named === undefined) return;
-          const { updatedAt } = unlisted.get(id)!;
-          const { stackId } = named;
-          answers.set(id, { id, updatedAt, ...stackId === undefined ? {} : { stackId } });
-        } catch (error) {
-          if (!lookupFailed(error)) throw error;
-          failure ??= (error as Error).message;
-          unknown.push(id);
-        }
+      const { unknown, failure, lookedUp } = await lookUp(pending, {
+        unlisted,
+        answers,
+        assetStack: (id) => assets.assetStack(id),
       });
       const members: UnlistedMember[] = [];
       let unnamed = 0;
