@@ -13,7 +13,7 @@ import { neededPermissions } from "../api/permissions.ts";
 import type { Stacks } from "../api/stacks.ts";
 import type { Trash } from "../api/trash.ts";
 import { ConfigError } from "../config.ts";
-import type { Outcome, Plan, Stack, TrashPlan, TrashWrite } from "../model.ts";
+import type { Outcome, Plan, RecordedStack, Stack, TrashPlan, TrashWrite } from "../model.ts";
 import { MAX_NAME_LOOKUPS, NO_STACK_PLAN, runUsers, type UserWork } from "../run.ts";
 import type { FoundJournal, StateFolder } from "../state/folder.ts";
 import { latestToUndo, undoneStatus } from "../undo/history.ts";
@@ -145,6 +145,36 @@ async function trashPlanOf(
   return { actions };
 }
 
+/** What the undos of `of.run` already recorded for its user did: their stacks before and writes. */
+async function earlierUndosOf(
+  folder: StateFolder,
+  found: readonly FoundJournal[],
+  of: { readonly run: string; readonly userId: string },
+) {
+  const earlier = [];
+  for (const undo of found) {
+    const { undoes, user: owner } = undo.summary;
+    if (undoes !== of.run || owner.id !== of.userId) continue;
+    const { stacks, writes } = await folder.read(undo);
+    earlier.push({ before: stacks, writes });
+  }
+  return earlier;
+}
+
+/** The file names the server gave, and those the journal kept of assets it no longer lists. */
+function namesWithJournal(
+  fileNames: ReadonlyMap<string, string>,
+  recorded: readonly RecordedStack[],
+): Map<string, string> {
+  const names = new Map(fileNames);
+  for (const stack of recorded) {
+    for (const { id, originalFileName } of stack.assets) {
+      if (originalFileName !== undefined && !names.has(id)) names.set(id, originalFileName);
+    }
+  }
+  return names;
+}
+
 /** Reads the stacks now, with every member's file name. */
 async function currentStacks(client: Pick<Stacks, "listStacks">) {
   const fileNames = new Map<string, string>();
@@ -199,13 +229,7 @@ function undoWork(
       log.info("Undoing run {run} of {startedAt}", { run, startedAt: target.summary.startedAt });
       const journal = await folder.read(target);
       const now = await currentStacks(client);
-      const earlierUndos = [];
-      for (const undo of found) {
-        const { undoes, user: owner } = undo.summary;
-        if (undoes !== run || owner.id !== user.id) continue;
-        const { stacks, writes } = await folder.read(undo);
-        earlierUndos.push({ before: stacks, writes });
-      }
+      const earlierUndos = await earlierUndosOf(folder, found, { run, userId: user.id });
       const targets = undoTargets({
         before: journal.stacks,
         writes: journal.writes,
@@ -213,12 +237,7 @@ function undoWork(
         current: now.stacks,
         force: options.force,
       });
-      const names = new Map(now.fileNames);
-      for (const stack of journal.stacks) {
-        for (const { id, originalFileName } of stack.assets) {
-          if (originalFileName !== undefined && !names.has(id)) names.set(id, originalFileName);
-        }
-      }
+      const names = namesWithJournal(now.fileNames, journal.stacks);
       const { plan, ground, inTrash } = await planTargets(client, now.stacks, targets.groups, {
         fileNames: names,
         exactFor: targets.scope,

@@ -220,6 +220,37 @@ function undoOf(change: Change): Change {
 }
 
 /**
+ * Everything in a stack that changed after the run stays as it is now: the assets to leave, and
+ * the stacks (or the unstacked assets) to name as changed since.
+ */
+function leaveDrifted(
+  drifted: readonly string[],
+  now: Replay,
+): { left: Set<string>; changedSince: ChangedSince[] } {
+  const left = new Set<string>();
+  const changedSince: ChangedSince[] = [];
+  const reported = new Set<SimStack>();
+  const unstacked: string[] = [];
+  for (const id of drifted) {
+    const stack = now.stackOf(id);
+    if (stack === undefined) {
+      unstacked.push(id);
+      left.add(id);
+      continue;
+    }
+    if (reported.has(stack)) continue;
+    reported.add(stack);
+    for (const member of stack.members) left.add(member);
+    changedSince.push({
+      ...(stack.id === undefined ? {} : { stackId: stack.id }),
+      assetIds: stack.members,
+    });
+  }
+  if (unstacked.length > 0) changedSince.push({ assetIds: unstacked });
+  return { left, changedSince };
+}
+
+/**
  * Computes what an undo plans: the stacks of before to put back, the assets whose other stacks
  * go, and what changed after the run.
  *
@@ -303,27 +334,7 @@ export function undoTargets(input: UndoInput): UndoTargets {
     ? []
     : [...checked].filter((id) => !acceptable(id).includes(now.contentOf(id)));
 
-  // Everything in a stack that changed after the run stays as it is now.
-  const left = new Set<string>();
-  const changedSince: ChangedSince[] = [];
-  const reported = new Set<SimStack>();
-  const unstacked: string[] = [];
-  for (const id of drifted) {
-    const stack = now.stackOf(id);
-    if (stack === undefined) {
-      unstacked.push(id);
-      left.add(id);
-      continue;
-    }
-    if (reported.has(stack)) continue;
-    reported.add(stack);
-    for (const member of stack.members) left.add(member);
-    changedSince.push({
-      ...(stack.id === undefined ? {} : { stackId: stack.id }),
-      assetIds: stack.members,
-    });
-  }
-  if (unstacked.length > 0) changedSince.push({ assetIds: unstacked });
+  const { left, changedSince } = leaveDrifted(drifted, now);
 
   const groups: PlanGroup[] = [];
   for (const stack of targets) {
