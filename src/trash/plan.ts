@@ -95,6 +95,26 @@ export interface TrashDecision {
 }
 
 /**
+ * The photos in the trash whose shot follows them (the triggers), and those it does not follow as
+ * a copy of them is outside the trash ({@linkcode hasActiveCopy}).
+ */
+function followedTrash(
+  input: Pick<TrashInput, "active" | "trashed">,
+): { notFollowed: Asset[]; triggers: Asset[] } {
+  const byName = new Map<string, Asset[]>();
+  for (const asset of input.active) {
+    const same = byName.get(asset.originalFileName);
+    if (same === undefined) byName.set(asset.originalFileName, [asset]);
+    else same.push(asset);
+  }
+  const notFollowed = input.trashed.filter((asset) =>
+    hasActiveCopy(asset, byName.get(asset.originalFileName) ?? [])
+  );
+  const skip = new Set(notFollowed.map((asset) => asset.id));
+  return { notFollowed, triggers: input.trashed.filter((asset) => !skip.has(asset.id)) };
+}
+
+/**
  * Plans fix-trash for one user.
  *
  * Actions come one per group: the photos that follow the photos in the trash of that group
@@ -133,17 +153,7 @@ export interface TrashDecision {
  */
 export function planTrash(input: TrashInput): TrashDecision {
   const { active, order } = input;
-  const byName = new Map<string, Asset[]>();
-  for (const asset of active) {
-    const same = byName.get(asset.originalFileName);
-    if (same === undefined) byName.set(asset.originalFileName, [asset]);
-    else same.push(asset);
-  }
-  const notFollowed = input.trashed.filter((asset) =>
-    hasActiveCopy(asset, byName.get(asset.originalFileName) ?? [])
-  );
-  const skip = new Set(notFollowed.map((asset) => asset.id));
-  const triggers = input.trashed.filter((asset) => !skip.has(asset.id));
+  const { notFollowed, triggers } = followedTrash(input);
   const inTrash = new Set(triggers.map((asset) => asset.id));
 
   const actions: TrashAction[] = [];
