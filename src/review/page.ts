@@ -16,7 +16,7 @@
 import { createHash } from "node:crypto";
 import { type PlanFile, planFileChunks } from "../plan_file/format.ts";
 import { togetherGroups } from "../plan_file/match.ts";
-import { pageScript } from "./_page_script.ts";
+import { PAGE_FUNCTIONS, pageScript } from "./_page_script.ts";
 
 /** Options of {@linkcode renderPage}. */
 export interface PageOptions {
@@ -168,7 +168,13 @@ function summaryTable(plan: PlanFile): string {
  * ```
  */
 export function* pageChunks(plan: PlanFile, options: PageOptions): Generator<string> {
-  const script = `(${pageScript.toString()})(${planFileChunks.toString()});`;
+  // One scope for the page's functions, which leave no name on the window.
+  const script = [
+    "(() => {",
+    ...PAGE_FUNCTIONS.map(String),
+    `(${pageScript.toString()})(${planFileChunks.toString()});`,
+    "})();",
+  ].join("\n");
   const policy = [
     "default-src 'none'",
     "img-src data: file: 'self'",
