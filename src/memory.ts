@@ -7,9 +7,10 @@
 /**
  * The heap below which a phase's garbage is left to V8: a full collection costs tens of
  * milliseconds even on a heap of a few megabytes (most of a small library's pass), and what it
- * would free there barely moves the peak.
+ * would free there barely moves the peak. Not higher: at 64 MB a full pass at 20 000 assets
+ * peaked 25 MB higher (137 MB instead of 114), its garbage piling up below the floor.
  */
-const RELEASE_FLOOR_BYTES = 64 * 1024 * 1024;
+const RELEASE_FLOOR_BYTES = 32 * 1024 * 1024;
 
 /**
  * Runs a full garbage collection when the runtime exposes one (`--v8-flags=--expose-gc`, as
