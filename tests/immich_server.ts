@@ -25,6 +25,7 @@ import {
 } from "./_immich_http.ts";
 import { type StackRecord, StackStore, StackStoreError } from "./immich_stacks.ts";
 import { seededRandom } from "./_random.ts";
+import { UpdatedIndex } from "./immich_updated_index.ts";
 import {
   FIXTURE_FILES,
   FIXTURE_SCREENSHOT_TIMES,
@@ -848,6 +849,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
   const partnersOf = new Map<string, Set<string>>();
   const stores = new Map<string, StackStore>();
   const searchCache = new Map<string, CachedSearch>();
+  const updated = new UpdatedIndex<AssetRec>();
   const requests: RecordedRequest[] = [];
   let assetGeneration = 0;
   let stackGeneration = 0;
@@ -883,6 +885,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
   function touch(asset: AssetRec | undefined): void {
     if (asset === undefined) return;
     asset.updatedAt = tick();
+    updated.changed(asset);
     assetGeneration++;
   }
 
@@ -1058,6 +1061,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     for (const asset of made) {
       assets.set(asset.id, asset);
       list.push(asset);
+      updated.changed(asset);
     }
     assetGeneration++;
     return made.map((asset, i) => toTestAsset(asset, inputs[i]));
@@ -1152,6 +1156,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     const asset = requireAsset(assetId, "delete");
     storeOf(asset.ownerId).forget(assetId);
     assets.delete(assetId);
+    updated.remove(asset);
     const list = assetsByOwner.get(asset.ownerId)!;
     list.splice(list.indexOf(asset), 1);
     for (const album of albums.values()) album.assetIds.delete(assetId);
@@ -1206,6 +1211,7 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     for (const album of copy.albums) {
       albums.set(album.id, { ...album, assetIds: new Set(album.assetIds) });
     }
+    updated.reset(assets.values());
     clock = copy.clock;
     assetGeneration++;
     stackGeneration++;
@@ -1400,9 +1406,13 @@ export function startImmichServer(options: ImmichServerOptions = {}): Promise<Im
     const owners = [userId, ...(partnersOf.get(userId) ?? [])];
     const albumSets = filter.albumIds?.map((id) => albums.get(id)!.assetIds);
     const found: AssetRec[] = [];
+    // As Immich's index on updatedAt: a search for changes reads only what changed since.
+    const changed = filter.updatedAfter === undefined
+      ? undefined
+      : Map.groupBy(updated.since(filter.updatedAfter), (asset) => asset.ownerId);
     for (const owner of owners) {
       const store = storeOf(owner);
-      for (const asset of assetsByOwner.get(owner) ?? []) {
+      for (const asset of (changed ?? assetsByOwner).get(owner) ?? []) {
         if (!filter.withDeleted && asset.isTrashed) continue;
         if (!visible(asset, filter)) continue;
         if (filter.id !== undefined && asset.id !== filter.id) continue;

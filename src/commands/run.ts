@@ -14,7 +14,6 @@ import { runCron, runPass } from "../run.ts";
 import { openStateFolder, StateError } from "../state/folder.ts";
 import { ConflictMemory } from "../state/named.ts";
 import { serverKey } from "../shown_url.ts";
-import { fixTrashPass, warnAboutTrashSettings } from "./fix_trash.ts";
 import { locksOf, outcomeOf } from "./_users.ts";
 import {
   type Command,
@@ -29,12 +28,13 @@ export const runCommand: Command = async (context) => {
   const { settings } = context;
   const journal = await journalingOf(context, "run");
   const { reading, problem } = await readingOf(context);
+  // Loaded only when asked for: a pass without it loads none of fix-trash's planning.
   const fixTrash = settings.fixTrashAfterStacking
-    ? { journal: await journalingOf(context, "fix-trash") }
+    ? { journal: await journalingOf(context, "fix-trash"), ...await import("./fix_trash.ts") }
     : undefined;
   return async () => {
     warnIfUnjournaled(settings);
-    if (fixTrash !== undefined) warnAboutTrashSettings(settings);
+    fixTrash?.warnAboutTrashSettings(settings);
     warnAboutCache(settings, problem);
     const cron = settings.runMode === "cron";
     const options = {
@@ -60,7 +60,7 @@ export const runCommand: Command = async (context) => {
       const stacked = outcomeOf(await runPass(stacking, { ...options, named }), keys);
       if (fixTrash === undefined || context.signal.aborted) return stacked;
       const trashed = outcomeOf(
-        await fixTrashPass(settings, {
+        await fixTrash.fixTrashPass(settings, {
           ...options,
           journal: fixTrash.journal,
           locks: locksOf(context, "fix-trash", { wait: cron, unwritable: problem }),

@@ -131,10 +131,6 @@ export interface Criteria {
   readonly leafCount: number;
 }
 
-const wholeNumber = z
-  .int({ error: "must be a whole number" })
-  .min(0, { error: "must not be negative" });
-
 /**
  * An object that takes only the fields of `shape`; an unknown one is named with the fields
  * expected instead (`delta.seconds: unknown field, expected milliseconds`), so a misspelt
@@ -149,119 +145,147 @@ function strict<const Shape extends z.ZodRawShape>(shape: Shape) {
   });
 }
 
-const rawSplit = strict({
-  delimiters: z
-    .array(z.string().min(1, { error: "must not be empty" }))
-    .min(1, { error: "must hold at least one delimiter" }),
-  index: wholeNumber.default(0),
-});
+/** One criterion as written, with what its fields must agree on. */
+function criterionSchema() {
+  const wholeNumber = z
+    .int({ error: "must be a whole number" })
+    .min(0, { error: "must not be negative" });
 
-const rawRegex = strict({
-  key: z.string().min(1, { error: "must not be empty" }),
-  index: wholeNumber.default(0),
-  promote_index: wholeNumber.optional(),
-  promote_keys: z.array(z.string()).optional(),
-});
-
-const rawCriterion = strict({
-  key: z.enum([...TEXT_KEYS, ...TIME_KEYS, ...BOOLEAN_KEYS], {
-    error: (issue) =>
-      `${issue.input === undefined ? "missing" : `unknown key ${JSON.stringify(issue.input)}`}, ` +
-      `expected one of ${[...TEXT_KEYS, ...TIME_KEYS, ...BOOLEAN_KEYS].join(", ")}`,
-  }),
-  split: rawSplit.optional(),
-  regex: rawRegex.optional(),
-  delta: strict({ milliseconds: wholeNumber }).optional(),
-})
-  .check((ctx) => {
-    const { key, split, regex, delta } = ctx.value;
-    const problem = (path: string[], message: string) =>
-      ctx.issues.push({ code: "custom", message, input: ctx.value, path });
-    const isText = (TEXT_KEYS as readonly string[]).includes(key);
-    const isTime = (TIME_KEYS as readonly string[]).includes(key);
-    if (split && !isText) problem(["split"], `split applies only to text keys, not ${key}`);
-    if (regex && !isText && !isTime) {
-      problem(["regex"], `regex applies only to text and time keys, not ${key}`);
-    }
-    if (split && regex) problem(["regex"], "use either split or regex, not both");
-    if (delta && !isTime) problem(["delta"], `delta applies only to time keys, not ${key}`);
-    if (!regex) return;
-    let pattern: RegExp;
-    try {
-      pattern = compilePattern(regex.key);
-    } catch (error) {
-      problem(["regex", "key"], `cannot compile the pattern: ${(error as Error).message}`);
-      return;
-    }
-    const groups = captureGroupCount(pattern);
-    const tooHigh = (index: number) =>
-      `pattern has only ${groups} capture group${groups === 1 ? "" : "s"}, not ${index}`;
-    if (regex.index > groups) problem(["regex", "index"], tooHigh(regex.index));
-    if (regex.promote_index !== undefined && regex.promote_index > groups) {
-      problem(["regex", "promote_index"], tooHigh(regex.promote_index));
-    }
-    if ((regex.promote_index === undefined) !== (regex.promote_keys === undefined)) {
-      problem(["regex"], "promote_index and promote_keys go together");
-    }
-    if (regex.promote_index !== undefined && key !== "originalFileName" && key !== "originalPath") {
-      problem(["regex", "promote_index"], `promotion applies only to file names and paths`);
-    }
+  const rawSplit = strict({
+    delimiters: z
+      .array(z.string().min(1, { error: "must not be empty" }))
+      .min(1, { error: "must hold at least one delimiter" }),
+    index: wholeNumber.default(0),
   });
 
-type RawCriterion = z.output<typeof rawCriterion>;
+  const rawRegex = strict({
+    key: z.string().min(1, { error: "must not be empty" }),
+    index: wholeNumber.default(0),
+    promote_index: wholeNumber.optional(),
+    promote_keys: z.array(z.string()).optional(),
+  });
+
+  const keys = [...TEXT_KEYS, ...TIME_KEYS, ...BOOLEAN_KEYS];
+  return strict({
+    key: z.enum(keys, {
+      error: (issue) => {
+        const what = issue.input === undefined
+          ? "missing"
+          : `unknown key ${JSON.stringify(issue.input)}`;
+        return `${what}, expected one of ${keys.join(", ")}`;
+      },
+    }),
+    split: rawSplit.optional(),
+    regex: rawRegex.optional(),
+    delta: strict({ milliseconds: wholeNumber }).optional(),
+  })
+    .check((ctx) => {
+      const { key, split, regex, delta } = ctx.value;
+      const problem = (path: string[], message: string) =>
+        ctx.issues.push({ code: "custom", message, input: ctx.value, path });
+      const isText = (TEXT_KEYS as readonly string[]).includes(key);
+      const isTime = (TIME_KEYS as readonly string[]).includes(key);
+      if (split && !isText) problem(["split"], `split applies only to text keys, not ${key}`);
+      if (regex && !isText && !isTime) {
+        problem(["regex"], `regex applies only to text and time keys, not ${key}`);
+      }
+      if (split && regex) problem(["regex"], "use either split or regex, not both");
+      if (delta && !isTime) problem(["delta"], `delta applies only to time keys, not ${key}`);
+      if (!regex) return;
+      let pattern: RegExp;
+      try {
+        pattern = compilePattern(regex.key);
+      } catch (error) {
+        problem(["regex", "key"], `cannot compile the pattern: ${(error as Error).message}`);
+        return;
+      }
+      const groups = captureGroupCount(pattern);
+      const tooHigh = (index: number) =>
+        `pattern has only ${groups} capture group${groups === 1 ? "" : "s"}, not ${index}`;
+      if (regex.index > groups) problem(["regex", "index"], tooHigh(regex.index));
+      if (regex.promote_index !== undefined && regex.promote_index > groups) {
+        problem(["regex", "promote_index"], tooHigh(regex.promote_index));
+      }
+      if ((regex.promote_index === undefined) !== (regex.promote_keys === undefined)) {
+        problem(["regex"], "promote_index and promote_keys go together");
+      }
+      if (
+        regex.promote_index !== undefined && key !== "originalFileName" && key !== "originalPath"
+      ) {
+        problem(["regex", "promote_index"], `promotion applies only to file names and paths`);
+      }
+    });
+}
+
+/**
+ * The schemas of CRITERIA's forms. Built when CRITERIA is first parsed, not when the module
+ * loads: building them cost a pass with the default rules, which parse none, a good part of its
+ * start-up (BENCHMARKS.md).
+ */
+function buildSchemas() {
+  const rawCriterion = criterionSchema();
+  const rawNode: z.ZodType<RawNode> = strict({
+    criteria: rawCriterion.optional(),
+    operator: z.enum(["AND", "OR", "NOT"]).optional(),
+    get children() {
+      return z.array(rawNode).optional();
+    },
+  })
+    .check((ctx) => {
+      const { criteria, operator, children } = ctx.value;
+      const problem = (message: string) =>
+        ctx.issues.push({ code: "custom", message, input: ctx.value });
+      if ((criteria === undefined) === (operator === undefined)) {
+        problem("needs either criteria or operator with children");
+      } else if (criteria !== undefined && children !== undefined) {
+        problem("a criteria leaf takes no children");
+      } else if (operator === "NOT" && children?.length !== 1) {
+        problem("NOT takes exactly one child");
+      } else if (operator !== undefined && !children?.length) {
+        problem(`${operator} takes at least one child`);
+      }
+    });
+
+  const rawAdvanced = strict({
+    mode: z.literal("advanced", { error: 'must be "advanced"' }),
+    groups: z
+      .array(
+        strict({
+          operator: z.enum(["AND", "OR"]).default("AND"),
+          criteria: z.array(rawCriterion).min(1, { error: "must hold at least one criterion" }),
+        }),
+      )
+      .min(1, { error: "must hold at least one group" })
+      .optional(),
+    expression: rawNode.optional(),
+  })
+    .check((ctx) => {
+      if ((ctx.value.groups === undefined) === (ctx.value.expression === undefined)) {
+        ctx.issues.push({
+          code: "custom",
+          message: "needs either groups or expression",
+          input: ctx.value,
+        });
+      }
+    });
+
+  const rawLegacy = z.array(rawCriterion).min(1, { error: "must hold at least one criterion" });
+  return { legacy: rawLegacy, advanced: rawAdvanced };
+}
+
+let schemas: ReturnType<typeof buildSchemas> | undefined;
+
+function criteriaSchemas(): ReturnType<typeof buildSchemas> {
+  return schemas ??= buildSchemas();
+}
+
+type RawCriterion = z.output<ReturnType<typeof criterionSchema>>;
 
 interface RawNode {
   criteria?: RawCriterion;
   operator?: "AND" | "OR" | "NOT";
   children?: RawNode[];
 }
-
-const rawNode: z.ZodType<RawNode> = strict({
-  criteria: rawCriterion.optional(),
-  operator: z.enum(["AND", "OR", "NOT"]).optional(),
-  get children() {
-    return z.array(rawNode).optional();
-  },
-})
-  .check((ctx) => {
-    const { criteria, operator, children } = ctx.value;
-    const problem = (message: string) =>
-      ctx.issues.push({ code: "custom", message, input: ctx.value });
-    if ((criteria === undefined) === (operator === undefined)) {
-      problem("needs either criteria or operator with children");
-    } else if (criteria !== undefined && children !== undefined) {
-      problem("a criteria leaf takes no children");
-    } else if (operator === "NOT" && children?.length !== 1) {
-      problem("NOT takes exactly one child");
-    } else if (operator !== undefined && !children?.length) {
-      problem(`${operator} takes at least one child`);
-    }
-  });
-
-const rawAdvanced = strict({
-  mode: z.literal("advanced", { error: 'must be "advanced"' }),
-  groups: z
-    .array(
-      strict({
-        operator: z.enum(["AND", "OR"]).default("AND"),
-        criteria: z.array(rawCriterion).min(1, { error: "must hold at least one criterion" }),
-      }),
-    )
-    .min(1, { error: "must hold at least one group" })
-    .optional(),
-  expression: rawNode.optional(),
-})
-  .check((ctx) => {
-    if ((ctx.value.groups === undefined) === (ctx.value.expression === undefined)) {
-      ctx.issues.push({
-        code: "custom",
-        message: "needs either groups or expression",
-        input: ctx.value,
-      });
-    }
-  });
-
-const rawLegacy = z.array(rawCriterion).min(1, { error: "must hold at least one criterion" });
 
 /**
  * The default rules, `{"mode":"devices"}`: what cameras and phones write, recognised by
@@ -281,8 +305,20 @@ export const DEVICE_RULES: DeviceRules = { form: "devices" };
  * immich-stack's default CRITERIA: the file name before the first `~` or `.`, and
  * localDateTime with gaps of at most 1000 ms. stacksync's default is {@linkcode DEVICE_RULES};
  * this is what `CRITERIA` set to immich-stack's value means.
+ *
+ * @example As parsed from its JSON
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_CRITERIA, parseCriteria } from "./criteria.ts";
+ *
+ * const written = [
+ *   { key: "originalFileName", split: { delimiters: ["~", "."] } },
+ *   { key: "localDateTime", delta: { milliseconds: 1000 } },
+ * ];
+ * assert.deepEqual(parseCriteria(written), DEFAULT_CRITERIA);
+ * ```
  */
-export const DEFAULT_CRITERIA: Criteria = parseCriteria([
+export const DEFAULT_CRITERIA: Criteria = legacyCriteria([
   { key: "originalFileName", split: { delimiters: ["~", "."], index: 0 } },
   { key: "localDateTime", delta: { milliseconds: 1000 } },
 ]);
@@ -315,19 +351,12 @@ export const DEFAULT_CRITERIA: Criteria = parseCriteria([
  */
 export function parseCriteria(input: unknown): Criteria {
   if (input === undefined) return DEFAULT_CRITERIA;
-  const ids = { next: 0 };
-  if (Array.isArray(input)) {
-    const legacy = validate(rawLegacy, input);
-    return {
-      form: "legacy",
-      root: { kind: "and", children: legacy.map((c) => leaf(c, false, ids)) },
-      leafCount: ids.next,
-    };
-  }
+  if (Array.isArray(input)) return legacyCriteria(validate(criteriaSchemas().legacy, input));
   if (typeof input !== "object" || input === null) {
     throw invalid([], 'expected an array of criteria or an object with "mode": "advanced"');
   }
-  const advanced = validate(rawAdvanced, input);
+  const ids = { next: 0 };
+  const advanced = validate(criteriaSchemas().advanced, input);
   if (advanced.groups) {
     const groups = advanced.groups.map((group): CriteriaNode => ({
       kind: group.operator === "AND" ? "and" : "or",
@@ -484,6 +513,16 @@ function compilePattern(source: string): RegExp {
 function captureGroupCount(pattern: RegExp): number {
   // An empty alternative always matches, and exec reports every group, matched or not.
   return (new RegExp(`${pattern.source}|`, pattern.flags).exec("") as RegExpExecArray).length - 1;
+}
+
+/** The legacy form: an AND of its criteria, already validated. */
+function legacyCriteria(criteria: readonly RawCriterion[]): Criteria {
+  const ids = { next: 0 };
+  return {
+    form: "legacy",
+    root: { kind: "and", children: criteria.map((c) => leaf(c, false, ids)) },
+    leafCount: ids.next,
+  };
 }
 
 function leaf(raw: RawCriterion, filterOnly: boolean, ids: { next: number }): CriteriaNode {

@@ -14,8 +14,11 @@ import { nameConflicts, type NamedConflicts } from "./left_alone.ts";
  * debug once named (with one line at info counting those).
  */
 export function logLeftAlone(plan: Plan, logger: Logger, named: NamedConflicts): void {
-  for (const entry of plan.inSync) {
-    logger.debug("Stack {stackID} is in sync", { stackID: entry.stackId });
+  // Asked first: at 50 000 stacks in sync, a call per stack cost a quiet pass 50-80 ms at info.
+  if (logger.isEnabledFor("debug")) {
+    for (const entry of plan.inSync) {
+      logger.debug("Stack {stackID} is in sync", { stackID: entry.stackId });
+    }
   }
   const { name, known } = nameConflicts(plan.needsReplace, named);
   for (const [level, entries] of [["info", name], ["debug", known]] as const) {

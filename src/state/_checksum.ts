@@ -2,12 +2,12 @@
  * The size and CRC-32 of a file of the cache, taken while it is written and again while it is
  * read: a dropped line, a block of NULs or a file cut short no longer matches, and the cache is
  * not used (docs/state.md, "The cache"). CRC-32 is made for such accidents and costs about
- * 10 ms per 30 MB (zlib's, native). Private to `src/state/`.
+ * 60 ms per 30 MB (`_crc32.ts`). Private to `src/state/`.
  *
  * @module
  */
-import { crc32 } from "node:zlib";
 import { z } from "zod";
+import { crc32 } from "./_crc32.ts";
 
 /** What a file's content adds up to. */
 export interface FileSum {

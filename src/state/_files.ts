@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { createGzip } from "node:zlib";
 import { writeAll } from "../log.ts";
 import { openPrivate } from "../private_files.ts";
 import type { Summer } from "./_checksum.ts";
@@ -81,6 +80,8 @@ export async function gzipFile(source: string, target: string): Promise<void> {
   try {
     const output = await openPrivate(temporary);
     try {
+      // Loaded here only: a pass that compresses no journal never loads Node's streams.
+      const { createGzip } = await import("node:zlib");
       const gzip = createGzip({ level: GZIP_LEVEL });
       // The first failure wins: a failed write to the disk destroys gzip, failing the next piece.
       let failure: unknown;

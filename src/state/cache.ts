@@ -23,9 +23,9 @@
  * @module
  */
 import { join } from "node:path";
-import { crc32 } from "node:zlib";
 import { z } from "zod";
 import { type FileSum, fileSumSchema } from "./_checksum.ts";
+import { crc32 } from "./_crc32.ts";
 import type { Sectioned } from "./_cache_text.ts";
 import { compare } from "../grouping/group.ts";
 import { type Digest, DigestBuilder } from "../incremental/library.ts";
