@@ -82,7 +82,7 @@ export function redact(text: string, secrets: readonly string[]): string {
   let result = text;
   for (const secret of secrets) {
     // Looking before replacing: a line is redacted field by field and then whole, and almost
-    // never holds a secret (docs/logging.md).
+    // never holds a secret.
     if (secret !== "" && result.includes(secret)) result = result.replaceAll(secret, REDACTED);
   }
   return result;
