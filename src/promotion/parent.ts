@@ -26,7 +26,7 @@
  * @module
  */
 import type { Asset, Group, RegexPromotion } from "../model.ts";
-import { encodeNumber, escapeRegExp, splitExtension } from "./_names.ts";
+import { encodeNumber, escapeRegExp } from "./_names.ts";
 import {
   detectNumericLists,
   parseSequenceKeyword,
@@ -109,6 +109,8 @@ interface Placement {
 interface FilenameMatcher {
   readonly position: number;
   readonly label: string;
+  /** Whether it reads the stem (a `sequence` form): plain text reads the lower-case name only. */
+  readonly readsStem: boolean;
   /** The sequence numbers of a match (none for plain text), or `undefined` for no match. */
   readonly match: (lowerName: string, stem: string) => SequenceMatch | undefined;
 }
@@ -116,7 +118,10 @@ interface FilenameMatcher {
 interface CompiledOptions {
   readonly regexPromotions: readonly CompiledRegex[];
   readonly filename: readonly FilenameMatcher[];
-  readonly emptyPosition: number | undefined;
+  /** Where a name that matches no item ranks: the empty item's place, else last. */
+  readonly unmatched: Placement;
+  /** Whether some matcher reads the stem, so that keys cut it out. */
+  readonly readsStem: boolean;
   readonly biggestNumber: boolean;
   readonly delimiters: readonly string[];
   readonly extensions: ReadonlyMap<string, number>;
@@ -145,7 +150,10 @@ interface AssetKey {
   /** Sortable number after the last delimiter; "" when there is none. */
   readonly number: string;
   readonly numberText: string;
-  readonly extension: Placement;
+  /** Place in PARENT_EXT_PROMOTE; `Infinity` when not listed. */
+  readonly extensionPosition: number;
+  /** The extension, lower-case with its dot. */
+  readonly extension: string;
   readonly builtin: number;
   /** Size in sort direction, `Infinity` when unknown or unused. */
   readonly size: number;
@@ -160,6 +168,10 @@ function instant(text: string): number {
 
 function compare(a: number | string, b: number | string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function extensionPlacement(key: AssetKey): Placement {
+  return { position: key.extensionPosition, label: key.extension };
 }
 
 function position(placement: Placement): string {
@@ -203,19 +215,18 @@ const RULES: readonly {
   },
   {
     rule: "extension",
-    compare: (a, b) => compare(a.extension.position, b.extension.position),
+    compare: (a, b) => compare(a.extensionPosition, b.extensionPosition),
     explain: (p, r) =>
-      `extension promote ${position(p.extension)} before ${
-        r.extension.position === Infinity
-          ? `"${r.extension.label}" (not listed)`
-          : position(r.extension)
+      `extension promote ${position(extensionPlacement(p))} before ${
+        r.extensionPosition === Infinity
+          ? `"${r.extension}" (not listed)`
+          : position(extensionPlacement(r))
       }`,
   },
   {
     rule: "builtin-extension",
     compare: (a, b) => compare(a.builtin, b.builtin),
-    explain: (p, r) =>
-      `built-in extension rank "${p.extension.label}" before "${r.extension.label}"`,
+    explain: (p, r) => `built-in extension rank "${p.extension}" before "${r.extension}"`,
   },
   {
     rule: "size",
@@ -274,6 +285,7 @@ function compileWord(text: string, position: number): FilenameMatcher {
   return {
     position,
     label: text,
+    readsStem: false,
     match: guarded === undefined
       ? (name) => (name.includes(lower) ? TEXT_MATCH : undefined)
       : (name) => (guarded.test(name) ? TEXT_MATCH : undefined),
@@ -284,6 +296,7 @@ function compileSequence(matcher: SequenceMatcher, position: number): FilenameMa
   return {
     position,
     label: matcher.label,
+    readsStem: true,
     match: (_name, stem) => matcher.match(stem),
   };
 }
@@ -338,7 +351,8 @@ function compile(options: PromotionOptions): CompiledOptions {
       ranks: new Map(promotion.promoteKeys.map((key, index) => [key, index] as const).reverse()),
     })),
     filename: matchers,
-    emptyPosition,
+    unmatched: emptyPosition === undefined ? NO_MATCH : { position: emptyPosition, label: "" },
+    readsStem: matchers.some((matcher) => matcher.readsStem),
     biggestNumber: switches.includes("biggestnumber"),
     delimiters: (options.delimiters ?? DEFAULT_DELIMITERS).filter((delimiter) => delimiter !== ""),
     extensions,
@@ -349,7 +363,6 @@ function compile(options: PromotionOptions): CompiledOptions {
 }
 
 const NO_MATCH: Placement = { position: Infinity, label: "" };
-const NONE_PREFERRED: ReadonlySet<string> = new Set();
 const TEXT_MATCH: SequenceMatch = { key: "", numbers: [] };
 
 function regexPlacement(asset: Asset, promotions: readonly CompiledRegex[]): Placement {
@@ -365,28 +378,40 @@ function regexPlacement(asset: Asset, promotions: readonly CompiledRegex[]): Pla
   return best;
 }
 
-/** The digits after the last delimiter of the stem, when that part is all digits. */
-function trailingNumber(stem: string, delimiters: readonly string[]): string {
+/**
+ * The digits after the last delimiter of the stem (the name up to `end`), when that part is all
+ * digits.
+ */
+function trailingNumber(name: string, end: number, delimiters: readonly string[]): string {
   let cut = -1;
   for (const delimiter of delimiters) {
-    const at = stem.lastIndexOf(delimiter);
+    // The last delimiter wholly inside the stem.
+    const at = end >= delimiter.length ? name.lastIndexOf(delimiter, end - delimiter.length) : -1;
     if (at >= 0) cut = Math.max(cut, at + delimiter.length);
   }
-  if (cut < 0) return "";
-  const last = stem.slice(cut);
-  return /^\d+$/.test(last) ? last : "";
+  if (cut < 0 || cut === end) return "";
+  for (let at = cut; at < end; at++) if (!isDigit(name.charCodeAt(at))) return "";
+  return name.slice(cut, end);
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
 }
 
 function keyOf(
   asset: Asset,
   options: CompiledOptions,
-  preferred: ReadonlySet<string>,
+  preferred: readonly string[] | undefined,
 ): AssetKey {
   const name = asset.originalFileName;
   const lowerName = name.toLowerCase();
-  const { stem, extension } = splitExtension(name);
+  // The stem and extension as split at the last dot; a leading dot starts no extension.
+  const dot = name.lastIndexOf(".");
+  const end = dot <= 0 ? name.length : dot;
+  const extension = dot <= 0 ? "" : name.slice(dot).toLowerCase();
+  const stem = options.readsStem ? name.slice(0, end) : "";
 
-  let filename = NO_MATCH;
+  let filename = options.unmatched;
   let sequence = TEXT_MATCH;
   for (const matcher of options.filename) {
     const found = matcher.match(lowerName, stem);
@@ -395,13 +420,8 @@ function keyOf(
     sequence = found;
     break;
   }
-  if (filename === NO_MATCH && options.emptyPosition !== undefined) {
-    filename = { position: options.emptyPosition, label: "" };
-  }
 
-  const numberText = options.biggestNumber ? trailingNumber(stem, options.delimiters) : "";
-  const extensionPosition = options.extensions.get(extension) ??
-    options.emptyExtensionPosition ?? Infinity;
+  const numberText = options.biggestNumber ? trailingNumber(name, end, options.delimiters) : "";
   const builtin = BUILTIN_EXTENSIONS.indexOf(extension);
   const size = asset.fileSizeInByte;
   return {
@@ -410,10 +430,12 @@ function keyOf(
     filename,
     sequence: sequence.key,
     sequenceNumbers: sequence.numbers,
-    preferred: preferred.has(asset.id) ? 0 : 1,
+    preferred: preferred !== undefined && preferred.includes(asset.id) ? 0 : 1,
     number: numberText === "" ? "" : encodeNumber(numberText),
     numberText,
-    extension: { position: extensionPosition, label: extension },
+    extensionPosition: options.extensions.get(extension) ??
+      options.emptyExtensionPosition ?? Infinity,
+    extension,
     builtin: builtin === -1 ? BUILTIN_EXTENSIONS.length : builtin,
     size: options.sizeSign === 0 || size === undefined || !Number.isFinite(size)
       ? Infinity
@@ -423,8 +445,7 @@ function keyOf(
 }
 
 function promoteWith(group: Group, options: CompiledOptions): PromotedGroup {
-  const preferred = group.preferred === undefined ? NONE_PREFERRED : new Set(group.preferred);
-  const keys = group.assets.map((asset) => keyOf(asset, options, preferred));
+  const keys = group.assets.map((asset) => keyOf(asset, options, group.preferred));
   keys.sort(firstDifference);
   const assets = keys.map((key) => key.asset);
   if (keys.length < 2) {
