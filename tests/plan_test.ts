@@ -396,6 +396,15 @@ Deno.test("planStacks() never moves or drops a member the pass did not fetch", a
       actions: ["create [a,b] new-group"],
     },
     {
+      // The index of stacks by member is filled from the last stack to the first.
+      name: "an asset two stacks list belongs to the first of them",
+      existing: [stack("s1", "a", "b"), stack("s2", "c", "b")],
+      groups: [group("a", "b")],
+      options: OFF,
+      actions: [],
+      inSync: ["s1"],
+    },
+    {
       name: "a stack whose other members Immich hides is not a 1-asset stack",
       existing: [stack("s1", "a", "hidden"), stack("s2", "b"), stack("s3", "c")],
       groups: [],

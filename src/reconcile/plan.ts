@@ -20,15 +20,16 @@ import type {
   CreateAction,
   DeleteAction,
   DeleteReason,
-  GroundStack,
+  GrowAction,
   InSyncStack,
   NeedsReplace,
   Plan,
-  PreviousStack,
-  RemovedAsset,
   ReplaceAction,
   Stack,
 } from "../model.ts";
+import { groundOf, type Indexed, Labels, Membership, membersOf, StackIndex } from "./plan_index.ts";
+
+export { membersOf } from "./plan_index.ts";
 
 /**
  * The part of a `Group` (src/model.ts) that planning reads: a promoted group, parent first.
@@ -106,8 +107,6 @@ export interface PlanCounts {
   readonly inSync: number;
   readonly needsReplace: number;
 }
-
-const NONE: ReadonlySet<string> = new Set();
 
 /**
  * Plans the changes that make the existing stacks match the groups.
@@ -187,27 +186,7 @@ export function planStacks(
 ): Plan {
   const members = new Membership(options);
   const listings = listingsOf(groups, members.trashed, options.exactFor === undefined ? 2 : 1);
-  if (options.resetStacks) {
-    const index = new StackIndex(existing);
-    const labels = new Labels(groups, new Set(existing.flatMap(membersOf)), options.fileNames);
-    return {
-      actions: [
-        ...existing.map((stack) => deleteAction(stack, "reset", labels, members)),
-        ...listings.map(({ group, assets }): CreateAction => {
-          const stackIds = index.touchedBy(assets).map((stack) => stack.id);
-          return {
-            kind: "create",
-            assetIds: idsOf(assets),
-            reason: "reset",
-            ...(stackIds.length > 0 ? { stackIds } : {}),
-            context: contextOf(group, assets),
-          };
-        }),
-      ],
-      inSync: [],
-      needsReplace: [],
-    };
-  }
+  if (options.resetStacks) return planReset(existing, listings, { groups, options, members });
 
   const singles: Stack[] = [];
   const remaining: Stack[] = [];
@@ -215,149 +194,231 @@ export function planStacks(
     if (options.removeSingleAssetStacks && members.isSingle(stack)) singles.push(stack);
     else remaining.push(stack);
   }
+  const decided = new Decided(new StackIndex(remaining), members, options);
+  for (const listing of listings) decided.plan(listing);
+  return decided.assemble(singles, groups);
+}
 
-  const index = new StackIndex(remaining);
-  const replaces: PendingReplace[] = [];
-  const updates: Action[] = [];
-  const grows: Action[] = [];
-  const creates: Action[] = [];
-  const inSync: InSyncStack[] = [];
-  const needsReplace: NeedsReplace[] = [];
-  const deletedByReplace = new Set<string>();
-  const coverLabels: string[] = [];
+/** What {@linkcode planReset} and {@linkcode Decided} read beside the stacks. */
+interface Planning {
+  readonly groups: readonly PlanGroup[];
+  readonly options: PlanOptions;
+  readonly members: Membership;
+}
+
+/** RESET_STACKS: every stack deleted, every group created. */
+function planReset(
+  existing: readonly Stack[],
+  listings: readonly Listing[],
+  { groups, options, members }: Planning,
+): Plan {
+  const index = new StackIndex(existing);
+  const labels = new Labels(groups, new Set(existing.flatMap(membersOf)), options.fileNames);
+  return {
+    actions: [
+      ...existing.map((stack) => deleteAction(stack, "reset", labels, members)),
+      ...listings.map(({ group, assets }): CreateAction => {
+        const stackIds = index.touchedBy(assets).map((stack) => stack.id);
+        return {
+          kind: "create",
+          assetIds: idsOf(assets),
+          reason: "reset",
+          ...(stackIds.length > 0 ? { stackIds } : {}),
+          context: contextOf(group, assets),
+        };
+      }),
+    ],
+    inSync: [],
+    needsReplace: [],
+  };
+}
+
+/** What a group's stacks are: the first touched, whether it spans more, how many are stacked. */
+interface Touch {
+  readonly entry: Indexed | undefined;
+  readonly spans: boolean;
+  readonly stacked: number;
+}
+
+/** The decisions of a plan without RESET_STACKS, group by group, then the plan they make. */
+class Decided {
+  readonly #index: StackIndex;
+  readonly #members: Membership;
+  readonly #options: PlanOptions;
+  readonly #replaces: PendingReplace[] = [];
+  readonly #updates: Action[] = [];
+  readonly #grows: GrowAction[] = [];
+  readonly #creates: Action[] = [];
+  readonly #inSync: InSyncStack[] = [];
+  readonly #needsReplace: NeedsReplace[] = [];
+  readonly #deletedByReplace = new Set<string>();
+  readonly #coverLabels: string[] = [];
   /** Stacks some group touches: with `exactFor`, the others holding a target asset go. */
-  const touchedByGroups = new Set<Indexed>();
+  readonly #touchedByGroups = new Set<Indexed>();
 
-  for (const { group, assets } of listings) {
-    // One pass: the first touched stack, whether a second one exists, and how many of the
-    // listed assets are stacked at all.
+  constructor(index: StackIndex, members: Membership, options: PlanOptions) {
+    this.#index = index;
+    this.#members = members;
+    this.#options = options;
+  }
+
+  /** The first touched stack, whether a second one exists, and how many assets are stacked. */
+  #touch(assets: readonly AssetLabel[]): Touch {
     let entry: Indexed | undefined;
     let spans = false;
     let stacked = 0;
     for (const asset of assets) {
-      const holder = index.entryOf(asset.id);
+      const holder = this.#index.entryOf(asset.id);
       if (holder === undefined) continue;
       stacked++;
       if (entry === undefined) entry = holder;
       else if (holder !== entry) spans = true;
+      if (this.#options.exactFor !== undefined) this.#touchedByGroups.add(holder);
     }
-    const context = contextOf(group, assets);
-    const assetIds = idsOf(assets);
-    if (options.exactFor !== undefined && entry !== undefined) {
-      for (const asset of assets) {
-        const holder = index.entryOf(asset.id);
-        if (holder !== undefined) touchedByGroups.add(holder);
-      }
-    }
+    return { entry, spans, stacked };
+  }
+
+  /** Decides what one group needs. */
+  plan({ group, assets }: Listing): void {
+    const { entry, spans, stacked } = this.#touch(assets);
     // Only exact targets keep 1-asset groups (see listingsOf): a 1-asset stack to make.
     const single = assets.length === 1 ? { single: true as const } : {};
     if (entry === undefined) {
-      creates.push({ kind: "create", assetIds, reason: "new-group", ...single, context });
-      continue;
+      const context = contextOf(group, assets);
+      this.#creates.push({
+        kind: "create",
+        assetIds: idsOf(assets),
+        reason: "new-group",
+        ...single,
+        context,
+      });
+      return;
     }
+    const members = this.#members;
     const { stack } = entry;
     let reason: ConflictReason = spans ? "group-spans-stacks" : "member-outside-group";
     // Every fetched member of the one touched stack is listed: it cannot lose an asset.
     if (!spans && stacked === members.fetchedCount(entry)) {
       const coverKept = members.isKept(stack.primaryAssetId);
       if (stacked === assets.length) {
-        if (coverKept || stack.primaryAssetId === assetIds[0]) {
-          inSync.push({ stackId: stack.id, groupKey: group.key });
+        if (coverKept || stack.primaryAssetId === assets[0].id) {
+          this.#inSync.push({ stackId: stack.id, groupKey: group.key });
         } else {
-          updates.push({
+          this.#updates.push({
             kind: "update-primary",
             stackId: stack.id,
-            assetIds,
+            assetIds: idsOf(assets),
             reason: "primary-changed",
             ground: groundOf(stack),
-            context: { ...context, previousPrimary: labelIn(assets, stack.primaryAssetId) },
+            context: {
+              ...contextOf(group, assets),
+              previousPrimary: labelIn(assets, stack.primaryAssetId),
+            },
           });
         }
-        continue;
+        return;
       }
-      if (!members.mayLoseOnMerge(entry)) {
-        const added = assets.filter((asset) => index.entryOf(asset.id) === undefined);
-        if (coverKept) coverLabels.push(stack.primaryAssetId);
-        grows.push({
-          kind: "grow",
-          stackId: stack.id,
-          assetIds: coverKept ? [stack.primaryAssetId, ...assetIds] : assetIds,
-          reason: "group-grew",
-          ground: groundOf(stack),
-          // The kept cover's label is filled in below, with the other names looked up.
-          context: { ...context, added },
-        });
-        continue;
-      }
+      if (!members.mayLoseOnMerge(entry)) return this.#grow(entry, { group, assets }, coverKept);
       reason = "member-in-trash";
     }
-    const touched = index.touchedBy(assets);
+    this.#conflict({ group, assets }, reason, single);
+  }
+
+  #grow(entry: Indexed, { group, assets }: Listing, coverKept: boolean): void {
+    const { stack } = entry;
+    const added = assets.filter((asset) => this.#index.entryOf(asset.id) === undefined);
+    const assetIds = idsOf(assets);
+    if (coverKept) this.#coverLabels.push(stack.primaryAssetId);
+    this.#grows.push({
+      kind: "grow",
+      stackId: stack.id,
+      assetIds: coverKept ? [stack.primaryAssetId, ...assetIds] : assetIds,
+      reason: "group-grew",
+      ground: groundOf(stack),
+      // The kept cover's label is filled in by assemble, with the other names looked up.
+      context: { ...contextOf(group, assets), added },
+    });
+  }
+
+  #conflict(
+    { group, assets }: Listing,
+    reason: ConflictReason,
+    single: { readonly single?: true },
+  ): void {
+    const touched = this.#index.touchedBy(assets);
     const stackIds = touched.map((stack) => stack.id);
-    if (!options.replaceStacks) {
-      needsReplace.push({ stackIds, assetIds, reason, context });
-      continue;
+    const assetIds = idsOf(assets);
+    const context = contextOf(group, assets);
+    if (!this.#options.replaceStacks) {
+      this.#needsReplace.push({ stackIds, assetIds, reason, context });
+      return;
     }
-    const deleteStacks = touched.filter((stack) => !deletedByReplace.has(stack.id));
-    for (const { id } of deleteStacks) deletedByReplace.add(id);
-    const unseenStackIds = stackIds.filter((id) => members.unseen.has(id));
+    const deleteStacks = touched.filter((stack) => !this.#deletedByReplace.has(stack.id));
+    for (const { id } of deleteStacks) this.#deletedByReplace.add(id);
+    const unseenStackIds = stackIds.filter((id) => this.#members.unseen.has(id));
     const action: ReplaceAction = {
       kind: "replace",
       stackIds,
       deleteStackIds: deleteStacks.map((stack) => stack.id),
-      previous: deleteStacks.map((stack) => members.previous(stack)),
+      previous: deleteStacks.map((stack) => this.#members.previous(stack)),
       assetIds,
       ...single,
       reason,
       context: unseenStackIds.length > 0 ? { ...context, unseenStackIds } : context,
     };
     // What leaves is told once, by the replace that deletes the stack.
-    replaces.push({ action, removedIds: removedBy(assetIds, deleteStacks) });
+    this.#replaces.push({ action, removedIds: removedBy(assetIds, deleteStacks) });
   }
 
-  const untargeted = options.exactFor === undefined
-    ? []
-    : index.untouched(touchedByGroups, options.exactFor);
-  // File names of assets outside the group at hand come from one scan of all groups, made
-  // only for the few assets that need one.
-  const labels = new Labels(
-    groups,
-    new Set([
-      ...singles.flatMap(membersOf),
-      ...untargeted.flatMap(membersOf),
-      ...replaces.flatMap((r) => r.removedIds),
-      ...coverLabels,
-    ]),
-    options.fileNames,
-  );
-  return {
-    actions: [
-      ...singles.map((stack) => deleteAction(stack, "single-asset-stack", labels, members)),
-      ...untargeted.map((stack) => deleteAction(stack, "not-in-target", labels, members)),
-      ...replaces.map(({ action, removedIds }): ReplaceAction => ({
-        ...action,
-        context: {
-          ...action.context,
-          removed: removedIds.map((id) => ({
-            ...labels.of(id),
-            reason: members.whyRemoved(id, labels),
-          })),
-        },
-      })),
-      ...updates,
-      ...grows.map((grow) =>
-        grow.assetIds[0] === grow.context.assets[0]?.id ? grow : {
-          ...grow,
+  /** The plan: actions in execution order, then what was left alone. */
+  assemble(singles: readonly Stack[], groups: readonly PlanGroup[]): Plan {
+    const { exactFor } = this.#options;
+    const members = this.#members;
+    const untargeted = exactFor === undefined
+      ? []
+      : this.#index.untouched(this.#touchedByGroups, exactFor);
+    // File names of assets outside the group at hand come from one scan of all groups, made
+    // only for the few assets that need one.
+    const labels = new Labels(
+      groups,
+      new Set([
+        ...singles.flatMap(membersOf),
+        ...untargeted.flatMap(membersOf),
+        ...this.#replaces.flatMap((r) => r.removedIds),
+        ...this.#coverLabels,
+      ]),
+      this.#options.fileNames,
+    );
+    return {
+      actions: [
+        ...singles.map((stack) => deleteAction(stack, "single-asset-stack", labels, members)),
+        ...untargeted.map((stack) => deleteAction(stack, "not-in-target", labels, members)),
+        ...this.#replaces.map(({ action, removedIds }): ReplaceAction => ({
+          ...action,
           context: {
-            ...grow.context,
-            assets: [labels.of(grow.assetIds[0]), ...grow.context.assets],
+            ...action.context,
+            removed: removedIds.map((id) => ({
+              ...labels.of(id),
+              reason: members.whyRemoved(id, labels),
+            })),
           },
-        }
-      ),
-      ...creates,
-    ],
-    inSync,
-    needsReplace,
-  };
+        })),
+        ...this.#updates,
+        ...this.#grows.map((grow) =>
+          grow.assetIds[0] === grow.context.assets[0]?.id ? grow : {
+            ...grow,
+            context: {
+              ...grow.context,
+              assets: [labels.of(grow.assetIds[0]), ...grow.context.assets],
+            },
+          }
+        ),
+        ...this.#creates,
+      ],
+      inSync: this.#inSync,
+      needsReplace: this.#needsReplace,
+    };
+  }
 }
 
 /**
@@ -547,129 +608,6 @@ function listingsOf(
   return listings;
 }
 
-/** What the plan knows about stack members beyond their ids. */
-class Membership {
-  readonly trashed: ReadonlySet<string>;
-  readonly notFetched: ReadonlySet<string>;
-  readonly unseen: ReadonlySet<string>;
-
-  constructor(options: PlanOptions) {
-    this.trashed = options.trashed ?? NONE;
-    this.notFetched = options.notFetched ?? NONE;
-    this.unseen = options.unseenMembers ?? NONE;
-  }
-
-  /** A member grouping never judged: not fetched, or in the trash. */
-  isKept(assetId: string): boolean {
-    return this.notFetched.has(assetId) || this.trashed.has(assetId);
-  }
-
-  /** The number of the stack's members that grouping judged. */
-  fetchedCount(entry: Indexed): number {
-    entry.fetched ??= membersOf(entry.stack).filter((id) => !this.isKept(id)).length;
-    return entry.fetched;
-  }
-
-  /** Whether Immich's merge (a grow) could drop a member: one in the trash, or one unseen. */
-  mayLoseOnMerge(entry: Indexed): boolean {
-    return this.unseen.has(entry.stack.id) ||
-      membersOf(entry.stack).some((id) => this.trashed.has(id));
-  }
-
-  /** Exactly one member, counting those Immich hides, and none it may hide unseen. */
-  isSingle(stack: Stack): boolean {
-    return membersOf(stack).length === 1 && !this.unseen.has(stack.id);
-  }
-
-  previous(stack: Stack): PreviousStack {
-    const ground = groundOf(stack);
-    return { ...ground, trashedAssetIds: ground.assetIds.filter((id) => this.trashed.has(id)) };
-  }
-
-  whyRemoved(assetId: string, labels: Labels): RemovedAsset["reason"] {
-    if (this.trashed.has(assetId)) return "in-trash";
-    if (this.notFetched.has(assetId)) return "not-fetched";
-    return labels.isGrouped(assetId) ? "in-other-group" : "in-no-group";
-  }
-}
-
-/** A stack in the index with its number of distinct members, the primary included. */
-interface Indexed {
-  readonly stack: Stack;
-  size: number;
-  /** Members grouping judged, counted when first needed. */
-  fetched?: number;
-}
-
-/** Stacks by member, every member included (not only primaries), and stack sizes. */
-class StackIndex {
-  // Keyed by asset id strings only: 50 000 stacks are indexed on every pass, and keying maps
-  // by object identity is markedly slower in V8.
-  readonly #entryOf = new Map<string, Indexed>();
-  readonly #stacks: readonly Stack[];
-
-  constructor(stacks: readonly Stack[]) {
-    this.#stacks = stacks;
-    for (const stack of stacks) {
-      const entry: Indexed = { stack, size: 0 };
-      this.#add(entry, stack.primaryAssetId);
-      for (const assetId of stack.assetIds) this.#add(entry, assetId);
-    }
-  }
-
-  entryOf(assetId: string): Indexed | undefined {
-    return this.#entryOf.get(assetId);
-  }
-
-  /**
-   * The indexed stacks not in `touched` that hold an asset of `assets` (`"all"`: any stack), in
-   * the order given to the index.
-   */
-  untouched(touched: ReadonlySet<Indexed>, assets: ReadonlySet<string> | "all"): Stack[] {
-    const found = new Set<Stack>();
-    for (const [assetId, entry] of this.#entryOf) {
-      if (touched.has(entry) || found.has(entry.stack)) continue;
-      if (assets === "all" || assets.has(assetId)) found.add(entry.stack);
-    }
-    return this.#stacks.filter((stack) => found.has(stack));
-  }
-
-  /** The distinct stacks holding any of the assets, in the order first met. */
-  touchedBy(assets: readonly AssetLabel[]): Stack[] {
-    const touched = new Map<string, Stack>();
-    for (const asset of assets) {
-      const stack = this.#entryOf.get(asset.id)?.stack;
-      if (stack !== undefined) touched.set(stack.id, stack);
-    }
-    return [...touched.values()];
-  }
-
-  #add(entry: Indexed, assetId: string): void {
-    const holder = this.#entryOf.get(assetId);
-    if (holder === entry) return;
-    entry.size++;
-    // Immich keeps an asset in one stack; should a listing ever repeat one, the first wins,
-    // and the other stack then has a member outside every group: it is left alone.
-    if (holder === undefined) this.#entryOf.set(assetId, entry);
-  }
-}
-
-/**
- * The distinct members of a stack, primary first, its primary included even if the listing
- * left it out (a trashed primary).
- *
- * @param stack A stack as read.
- * @returns Its member ids.
- */
-export function membersOf(stack: Stack): string[] {
-  return [...new Set([stack.primaryAssetId, ...stack.assetIds])];
-}
-
-/** A stack as an action that changes it is planned on: its cover and every member. */
-function groundOf(stack: Stack): GroundStack {
-  return { id: stack.id, primaryAssetId: stack.primaryAssetId, assetIds: membersOf(stack) };
-}
-
 /** A replace whose display context still lacks the labels of the assets it removes. */
 interface PendingReplace {
   readonly action: ReplaceAction;
@@ -706,37 +644,6 @@ function idsOf(assets: readonly AssetLabel[]): string[] {
 /** The listing's own label for one of its assets. */
 function labelIn(assets: readonly AssetLabel[], assetId: string): AssetLabel | undefined {
   return assets.find((asset) => asset.id === assetId);
-}
-
-/** File names for display of the `wanted` assets, found in one scan of the groups. */
-class Labels {
-  readonly #grouped = new Map<string, AssetLabel>();
-  readonly #fileNames: ReadonlyMap<string, string>;
-
-  constructor(
-    groups: readonly PlanGroup[],
-    wanted: ReadonlySet<string>,
-    fileNames: ReadonlyMap<string, string> = new Map(),
-  ) {
-    this.#fileNames = fileNames;
-    if (wanted.size === 0) return;
-    for (const group of groups) {
-      for (const asset of group.assets) {
-        if (wanted.has(asset.id)) this.#grouped.set(asset.id, asset);
-      }
-    }
-  }
-
-  /** Whether a wanted asset belongs to some group. */
-  isGrouped(assetId: string): boolean {
-    return this.#grouped.has(assetId);
-  }
-
-  /** A wanted asset's label: its group's, else the caller's file name, else the id. */
-  of(assetId: string): AssetLabel {
-    return this.#grouped.get(assetId) ??
-      { id: assetId, originalFileName: this.#fileNames.get(assetId) ?? assetId };
-  }
 }
 
 /** What people see about a group's action: its key, its assets and the rule that made it. */
