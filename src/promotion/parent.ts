@@ -444,7 +444,22 @@ function keyOf(
   };
 }
 
-function promoteWith(group: Group, options: CompiledOptions): PromotedGroup {
+/**
+ * One string per distinct text: most of 50 000 groups share a few dozen details, which would
+ * otherwise each be a rope of their parts.
+ */
+function interned(texts: Map<string, string>, text: string): string {
+  const known = texts.get(text);
+  if (known !== undefined) return known;
+  texts.set(text, text);
+  return text;
+}
+
+function promoteWith(
+  group: Group,
+  options: CompiledOptions,
+  details: Map<string, string>,
+): PromotedGroup {
   const keys = group.assets.map((asset) => keyOf(asset, options, group.preferred));
   keys.sort(firstDifference);
   const assets = keys.map((key) => key.asset);
@@ -457,7 +472,7 @@ function promoteWith(group: Group, options: CompiledOptions): PromotedGroup {
     ...group,
     assets,
     parentRule: rule.rule,
-    parentDetail: rule.explain(keys[0], keys[1], options),
+    parentDetail: interned(details, rule.explain(keys[0], keys[1], options)),
   };
 }
 
@@ -485,7 +500,8 @@ function promoteWith(group: Group, options: CompiledOptions): PromotedGroup {
  */
 export function createParentOrder(options: PromotionOptions): ParentOrder {
   const compiled = compile(options);
-  return { promote: (group) => promoteWith(group, compiled) };
+  const details = new Map<string, string>();
+  return { promote: (group) => promoteWith(group, compiled, details) };
 }
 
 /**
