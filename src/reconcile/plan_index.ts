@@ -86,11 +86,88 @@ export function stackMembers(stacks: readonly Stack[], assets: readonly Asset[])
     notFetched.add(stack.primaryAssetId);
     for (const id of stack.assetIds) notFetched.add(id);
   }
-  const fileNames = new Map<string, string>();
-  for (const asset of assets) {
-    if (notFetched.delete(asset.id)) fileNames.set(asset.id, asset.originalFileName);
+  const fetched: Asset[] = [];
+  for (const asset of assets) if (notFetched.delete(asset.id)) fetched.push(asset);
+  return { fileNames: new MemberNames(fetched), notFetched };
+}
+
+/**
+ * File names of fetched stack members by id, a map made when first used: a pass that writes
+ * nothing asks for a few names at most, and at 200 000 assets the map would hold 160 000.
+ * Every method makes it first, so it is a map like any other.
+ */
+class MemberNames extends Map<string, string> {
+  #pending: readonly Asset[] | undefined;
+
+  constructor(members: readonly Asset[]) {
+    super();
+    this.#pending = members;
   }
-  return { fileNames, notFetched };
+
+  #made(): void {
+    const pending = this.#pending;
+    if (pending === undefined) return;
+    this.#pending = undefined;
+    for (const asset of pending) super.set(asset.id, asset.originalFileName);
+  }
+
+  override get size(): number {
+    this.#made();
+    return super.size;
+  }
+
+  override get(id: string): string | undefined {
+    this.#made();
+    return super.get(id);
+  }
+
+  override has(id: string): boolean {
+    this.#made();
+    return super.has(id);
+  }
+
+  override set(id: string, name: string): this {
+    this.#made();
+    return super.set(id, name);
+  }
+
+  override delete(id: string): boolean {
+    this.#made();
+    return super.delete(id);
+  }
+
+  override clear(): void {
+    this.#pending = undefined;
+    super.clear();
+  }
+
+  override forEach(
+    callback: (name: string, id: string, map: Map<string, string>) => void,
+    thisArg?: unknown,
+  ): void {
+    this.#made();
+    super.forEach(callback, thisArg);
+  }
+
+  override entries(): MapIterator<[string, string]> {
+    this.#made();
+    return super.entries();
+  }
+
+  override keys(): MapIterator<string> {
+    this.#made();
+    return super.keys();
+  }
+
+  override values(): MapIterator<string> {
+    this.#made();
+    return super.values();
+  }
+
+  override [Symbol.iterator](): MapIterator<[string, string]> {
+    this.#made();
+    return super[Symbol.iterator]();
+  }
 }
 
 /** A stack in the index. */
