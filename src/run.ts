@@ -19,7 +19,7 @@ import type { PassInput, ReadingOptions } from "./reading/input.ts";
 import { libraryQueryOf, type QuerySettings } from "./reading/query.ts";
 import { type PassCache, warnCacheUnwritten } from "./state/cache_recorder.ts";
 import { mergeEntries, placeEntries } from "./incremental/entries.ts";
-import type { Asset, Outcome, Plan, Stack, TrashPlan, User } from "./model.ts";
+import type { Outcome, Plan, Stack, TrashPlan, User } from "./model.ts";
 import { type ApplyOptions, applyPlan, type StackWriter } from "./reconcile/apply.ts";
 import type { GroundRules } from "./reconcile/ground.ts";
 import { namedAfter } from "./reconcile/left_alone.ts";
@@ -31,6 +31,7 @@ import {
   unnamedAssets,
   withFileNames,
 } from "./reconcile/plan.ts";
+import { stackMembers } from "./reconcile/plan_index.ts";
 import {
   type DeletionLimit,
   exceedsLimit,
@@ -362,24 +363,6 @@ function unlisted(listed: readonly Stack[], planned: readonly Stack[]): Set<stri
   if (listed === planned) return new Set();
   const seen = new Set(listed.flatMap((stack) => [stack.primaryAssetId, ...stack.assetIds]));
   return new Set(planned.flatMap((stack) => stack.assetIds).filter((id) => !seen.has(id)));
-}
-
-/**
- * The stack members the pass fetched, with their file names (for messages about stacks no
- * group holds), and those it did not fetch: grouping never judged these, so the plan keeps
- * them in their stacks.
- */
-function stackMembers(stacks: readonly Stack[], assets: readonly Asset[]) {
-  const notFetched = new Set<string>();
-  for (const stack of stacks) {
-    notFetched.add(stack.primaryAssetId);
-    for (const id of stack.assetIds) notFetched.add(id);
-  }
-  const fileNames = new Map<string, string>();
-  for (const asset of assets) {
-    if (notFetched.delete(asset.id)) fileNames.set(asset.id, asset.originalFileName);
-  }
-  return { fileNames, notFetched };
 }
 
 /**
