@@ -54,7 +54,11 @@ export async function fullRead(reading: Reading, reason: string): Promise<PassIn
   const { assets, trashed, invalid } = searched;
   log.debug("Fetched {count} assets", { count: assets.length });
   releaseMemory();
-  const stacks = await readStacks(client, log);
+  // Members keep their asset's id string: one copy of each id instead of two.
+  let knownIds: Map<string, string> | undefined = new Map();
+  for (const asset of assets) knownIds.set(asset.id, asset.id);
+  const stacks = await readStacks(client, log, knownIds);
+  knownIds = undefined;
   releaseMemory();
   log.debug("Fetched {count} stacks", { count: stacks.length });
 
