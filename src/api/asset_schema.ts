@@ -82,31 +82,36 @@ export type AssetResult = { readonly asset: Asset } | {
   readonly message: string;
 };
 
+/** What an {@linkcode AssetReader} keeps of each asset besides its id, name and capture time. */
+export interface AssetReading {
+  /** The criterion fields to check and keep. */
+  readonly fields: readonly CriterionField[];
+  /** Reads the camera fields from EXIF (the default rules), when given. */
+  readonly cameras?: CameraReader;
+}
+
 /**
- * Validates one search item into the lean asset kept for the whole pass, with only the
+ * Validates the items of one search into the lean assets kept for the whole pass, with only the
  * criterion fields the run reads. 200 000 of them are held at once, so strings that repeat
  * share one copy instead of one per asset: the owner (already checked to be the user), the
- * type, and capture times that equal localDateTime, as they mostly do. Every asset gets its
- * fields in the same order, so all share one compact hidden class.
- *
- * @param item The search item.
- * @param ownerId The user, whose id every asset shares.
- * @param fields The criterion fields to check and keep.
- * @param cameras Reads the camera fields from EXIF (the default rules), when given.
- * @returns The asset, or the first field that failed validation.
+ * type, capture times that equal localDateTime, as they mostly do, and a localDateTime equal to
+ * the last asset's (the files of one shot come one after the other in a search). Every asset
+ * gets its fields in the same order, so all share one compact hidden class, and with the camera
+ * fields (the default rules) it is made whole at once.
  *
  * @example Usage
  * ```ts
  * import assert from "node:assert/strict";
- * import { toAsset } from "./asset_schema.ts";
+ * import { AssetReader } from "./asset_schema.ts";
  *
+ * const reader = new AssetReader("u1", { fields: ["type"] });
  * const item = {
  *   id: "a1",
  *   originalFileName: "IMG_0001.JPG",
  *   localDateTime: "2024-05-01T10:00:00.000Z",
  *   type: "IMAGE",
  * };
- * assert.deepEqual(toAsset(item, "u1", ["type"]), {
+ * assert.deepEqual(reader.read(item), {
  *   asset: {
  *     id: "a1",
  *     originalFileName: "IMG_0001.JPG",
@@ -114,36 +119,93 @@ export type AssetResult = { readonly asset: Asset } | {
  *     type: "IMAGE",
  *   },
  * });
- * const invalid = toAsset({ ...item, type: "PDF" }, "u1", ["type"]);
+ * const invalid = reader.read({ ...item, type: "PDF" });
  * assert.equal("field" in invalid && invalid.field, "type");
  * ```
  */
-export function toAsset(
-  item: Record<string, unknown>,
-  ownerId: string,
-  fields: readonly CriterionField[],
-  cameras?: CameraReader,
-): AssetResult {
-  const core = coreAssetSchema.safeParse(item);
-  if (!core.success) {
-    const issue = core.error.issues[0];
-    return { field: issue?.path.join(".") || "(asset)", message: issue?.message ?? "invalid" };
+export class AssetReader {
+  readonly #ownerId: string;
+  readonly #reading: AssetReading;
+  /** The last localDateTime kept. */
+  #local = "";
+
+  /**
+   * @param ownerId The user, whose id every asset shares.
+   * @param reading The criterion fields to keep, and the camera reader.
+   */
+  constructor(ownerId: string, reading: AssetReading) {
+    this.#ownerId = ownerId;
+    this.#reading = reading;
   }
-  const local = core.data.localDateTime;
-  const asset: MutableAsset = {
-    id: core.data.id,
-    originalFileName: core.data.originalFileName,
-    localDateTime: local,
-  };
-  const shared = { ownerId, localDateTime: local };
-  for (const field of fields) {
-    const problem = copyField(asset, field, item[field], shared);
-    if (problem !== undefined) return { field, message: problem };
+
+  /**
+   * Validates one search item.
+   *
+   * @param item The search item.
+   * @returns The asset, or the first field that failed validation.
+   */
+  read(item: Record<string, unknown>): AssetResult {
+    const core = coreAssetSchema.safeParse(item);
+    if (!core.success) {
+      const issue = core.error.issues[0];
+      return { field: issue?.path.join(".") || "(asset)", message: issue?.message ?? "invalid" };
+    }
+    const { id, originalFileName, exifInfo } = core.data;
+    let local = core.data.localDateTime;
+    if (local === this.#local) local = this.#local;
+    else this.#local = local;
+    const { fields, cameras } = this.#reading;
+    const size = exifInfo?.fileSizeInByte ?? undefined;
+    const asset = cameras === undefined
+      ? withSize({ id, originalFileName, localDateTime: local }, size)
+      : leanCameraAsset(id, originalFileName, local, size);
+    const shared = { ownerId: this.#ownerId, localDateTime: local };
+    for (const field of fields) {
+      const problem = copyField(asset, field, item[field], shared);
+      if (problem !== undefined) return { field, message: problem };
+    }
+    cameras?.read(exifInfo, asset);
+    return { asset };
   }
-  const size = core.data.exifInfo?.fileSizeInByte;
-  if (size !== undefined && size !== null) asset.fileSizeInByte = size;
-  cameras?.read(core.data.exifInfo, asset);
-  return { asset };
+}
+
+/** The asset with its EXIF file size, when EXIF gives one. */
+function withSize(asset: MutableAsset, size: number | undefined): MutableAsset {
+  if (size !== undefined) asset.fileSizeInByte = size;
+  return asset;
+}
+
+/**
+ * An asset of the default rules, every field in one literal (the camera fields set by
+ * {@linkcode CameraReader.read}): V8 keeps a literal's fields in the object itself, and puts
+ * those added later in a second block (96 bytes an asset instead of 120).
+ */
+function leanCameraAsset(
+  id: string,
+  originalFileName: string,
+  localDateTime: string,
+  size: number | undefined,
+): MutableAsset {
+  return size === undefined
+    ? {
+      id,
+      originalFileName,
+      localDateTime,
+      camera: undefined,
+      lens: undefined,
+      exposure: undefined,
+      undated: undefined,
+    }
+    : {
+      id,
+      originalFileName,
+      localDateTime,
+      fileSizeInByte: size,
+      camera: undefined,
+      lens: undefined,
+      exposure: undefined,
+      undated: undefined,
+    };
 }
 
 /** Checks one criterion field and sets it, sharing repeated strings; returns the problem. */

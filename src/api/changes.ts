@@ -7,7 +7,7 @@
  */
 import type { Asset } from "../model.ts";
 import { timeMs } from "./_values.ts";
-import { ALL_CRITERION_FIELDS, toAsset } from "./asset_schema.ts";
+import { ALL_CRITERION_FIELDS, AssetReader } from "./asset_schema.ts";
 import { CameraReader } from "./_camera.ts";
 import {
   type ChangedIdentity,
@@ -93,7 +93,7 @@ function changeOf(
     readonly scopes: ReturnType<typeof searchScopes>;
     readonly inAlbum: ReadonlyMap<string, number>;
     readonly userId: string;
-    readonly cameras: CameraReader | undefined;
+    readonly reader: AssetReader;
   },
 ): ChangedAsset {
   const { filter, visibility, userId } = context;
@@ -112,7 +112,7 @@ function changeOf(
     archived: visibility === "archive",
   };
   if (!own || scopes === 0) return base;
-  const result = toAsset(item, userId, filter.fields ?? ALL_CRITERION_FIELDS, context.cameras);
+  const result = context.reader.read(item);
   if ("asset" in result) return { ...base, asset: result.asset };
   const invalid = { id, field: result.field, message: result.message, updatedAt: base.updatedAt };
   return { ...base, invalid };
@@ -142,9 +142,12 @@ export function assetChangesOf(session: Session): AssetChanges {
         }
       }
       const changed: ChangedAsset[] = [];
-      const cameras = filter.withCamera ? new CameraReader() : undefined;
+      const reader = new AssetReader(userId, {
+        fields: filter.fields ?? ALL_CRITERION_FIELDS,
+        ...(filter.withCamera ? { cameras: new CameraReader() } : {}),
+      });
       for (const visibility of CHANGE_VISIBILITIES) {
-        const context = { visibility, filter, scopes, inAlbum, userId, cameras };
+        const context = { visibility, filter, scopes, inAlbum, userId, reader };
         const body = {
           ...visibilityBody(visibility),
           withDeleted: true,

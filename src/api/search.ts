@@ -8,7 +8,7 @@ import { getLogger } from "@logtape/logtape";
 import { z } from "zod";
 import type { Asset, CriterionField } from "../model.ts";
 import { asRecord, searchItemId, timeMs } from "./_values.ts";
-import { ALL_CRITERION_FIELDS, toAsset } from "./asset_schema.ts";
+import { ALL_CRITERION_FIELDS, AssetReader } from "./asset_schema.ts";
 import { CameraReader } from "./_camera.ts";
 import { PermanentError } from "./errors.ts";
 import { type KeyPermissions, STATISTICS_PERMISSION } from "./permissions.ts";
@@ -205,10 +205,10 @@ function validatePage(
     readonly filter: SearchFilter;
     readonly seen: Map<string, number>;
     readonly search: number;
-    readonly cameras: CameraReader | undefined;
+    readonly reader: AssetReader;
   },
 ): AssetPage & { readonly repeated: boolean } {
-  const { userId, pass, filter, seen, search, cameras } = context;
+  const { userId, pass, filter, seen, search, reader } = context;
   const assets: Asset[] = [];
   const updatedAt: number[] = [];
   const invalid: InvalidAsset[] = [];
@@ -235,7 +235,7 @@ function validatePage(
         continue;
       }
     }
-    const result = toAsset(record, userId, filter.fields ?? ALL_CRITERION_FIELDS, cameras);
+    const result = reader.read(record);
     if ("asset" in result) {
       assets.push(result.asset);
       updatedAt.push(timeMs(record.updatedAt));
@@ -314,7 +314,10 @@ export function assetSearchOf(
     async *searchAssets(filter) {
       const { id: userId } = await session.me();
       const seen = new Map<string, number>();
-      const cameras = filter.withCamera ? new CameraReader() : undefined;
+      const reader = new AssetReader(userId, {
+        fields: filter.fields ?? ALL_CRITERION_FIELDS,
+        ...(filter.withCamera ? { cameras: new CameraReader() } : {}),
+      });
       for (const [search, scope] of searchScopes(filter).entries()) {
         const pass = passOf(scope);
         let page = 0;
@@ -328,7 +331,7 @@ export function assetSearchOf(
             filter,
             seen,
             search,
-            cameras,
+            reader,
           });
           if (repeated) throw pagingError("answered a page it had already sent", page);
           yield assetPage;

@@ -48,6 +48,11 @@ export interface AnsweredStack extends Stack {
 export interface ListStacksOptions {
   /** Receives the file name of every member the answer lists, by asset id. */
   readonly fileNames?: Map<string, string>;
+  /**
+   * Ids the caller holds already (its assets'), each by itself: a member found there keeps
+   * that string instead of a copy of its own (150 000 of 36 characters at 200 000 assets).
+   */
+  readonly knownIds?: ReadonlyMap<string, string>;
 }
 
 /** The stacks of the key's user. */
@@ -107,15 +112,21 @@ function isId(value: unknown): value is string {
   return typeof value === "string" && isImmichId(value);
 }
 
-function toStack(stack: z.infer<typeof stackSchema>): Stack {
-  const archived = stack.assets.filter((asset) =>
-    asset.isArchived === true || asset.visibility === "archive"
+function toStack(
+  stack: z.infer<typeof stackSchema>,
+  knownIds?: ReadonlyMap<string, string>,
+): Stack {
+  const assetIds = stack.assets.map((asset) => knownIds?.get(asset.id) ?? asset.id);
+  // The primary is a member: one string for both.
+  const primary = assetIds.find((id) => id === stack.primaryAssetId) ?? stack.primaryAssetId;
+  const archived = stack.assets.flatMap((asset, index) =>
+    asset.isArchived === true || asset.visibility === "archive" ? [assetIds[index]] : []
   );
   return {
     id: stack.id,
-    primaryAssetId: stack.primaryAssetId,
-    assetIds: stack.assets.map((asset) => asset.id),
-    ...(archived.length > 0 ? { archivedAssetIds: archived.map((asset) => asset.id) } : {}),
+    primaryAssetId: primary,
+    assetIds,
+    ...(archived.length > 0 ? { archivedAssetIds: archived } : {}),
   };
 }
 
@@ -141,7 +152,7 @@ export function stacksOf(session: Session): Stacks {
   const { http } = session;
   return {
     listStacks(options = {}) {
-      const names = options.fileNames;
+      const { fileNames: names, knownIds } = options;
       return http.stream("GET", "/stacks", {
         async read(body, invalid) {
           const stacks: Stack[] = [];
@@ -155,7 +166,7 @@ export function stacksOf(session: Session): Stacks {
                     `${issue?.path.join(".") || "shape"}: ${JSON.stringify(item).slice(0, 200)}`,
                 );
               }
-              stacks.push(toStack(result.data));
+              stacks.push(toStack(result.data, knownIds));
               if (names !== undefined) keepFileNames(item, names);
             }
           } catch (error) {

@@ -16,12 +16,17 @@ import { compareIds } from "./input.ts";
  *
  * @param client The user's client.
  * @param log The user's logger: the fallback is logged once, with the reason.
+ * @param knownIds The ids of the assets read, each by itself: members keep these strings.
  * @returns The stacks, ordered by id.
  */
-export async function readStacks(client: ImmichClient, log: Logger): Promise<Stack[]> {
+export async function readStacks(
+  client: ImmichClient,
+  log: Logger,
+  knownIds?: ReadonlyMap<string, string>,
+): Promise<Stack[]> {
   let stacks: Stack[];
   try {
-    stacks = await client.listStacks();
+    stacks = await client.listStacks(knownIds === undefined ? {} : { knownIds });
   } catch (error) {
     if (!(error instanceof TransientError) || error.status === undefined || error.status < 500) {
       throw error;

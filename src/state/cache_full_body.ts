@@ -57,8 +57,11 @@ export interface BodyRows extends SearchedRows {
   readonly stacks: readonly Stack[];
   readonly groups: readonly Group[];
   readonly skipped: readonly SkippedAsset[];
-  /** Per asset: its grouping buckets. */
-  readonly buckets: readonly BucketHashes[];
+  /**
+   * Per asset: its grouping buckets, asked for only when the body is written (a first run
+   * groups without them, and keeps no body).
+   */
+  buckets(): readonly BucketHashes[];
   /** Per search: whether it reads the archive, and how many assets the server counts. */
   readonly archived: readonly boolean[];
   readonly serverCounts: readonly number[];
@@ -80,7 +83,8 @@ export async function writeFullBody(
   rows: BodyRows,
   since: number,
 ): Promise<WrittenBody> {
-  const { assets, updatedAt, scopeBits, trashed, buckets } = rows;
+  const { assets, updatedAt, scopeBits, trashed } = rows;
+  const buckets = rows.buckets();
   const counts = new Array<number>(rows.serverCounts.length).fill(0);
   const recent = new DigestBuilder(counts.length);
   const count = (id: string, time: number, bits: number) => {
