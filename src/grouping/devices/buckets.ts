@@ -185,8 +185,9 @@ export class Buckets {
     const from = this.#start[i];
     const to = this.#start[i + 1];
     if (to - from === 1) return hashes[this.#bucketOf[from]];
-    const list: number[] = [];
-    for (let at = from; at < to; at++) list.push(hashes[this.#bucketOf[at]]);
+    // Exact length: a list grown by push keeps room for 16 more, 200 000 times a pass.
+    const list = new Array<number>(to - from);
+    for (let at = from; at < to; at++) list[at - from] = hashes[this.#bucketOf[at]];
     return list;
   }
 }
