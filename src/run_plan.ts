@@ -10,7 +10,7 @@ import type { Logger } from "@logtape/logtape";
 import type { ImmichClient } from "./api/immich.ts";
 import { mergeEntries, placeEntries } from "./incremental/entries.ts";
 import { releaseMemory } from "./memory.ts";
-import type { Asset, Plan, Stack, User } from "./model.ts";
+import type { Plan, Stack, User } from "./model.ts";
 import type { PassInput } from "./reading/input.ts";
 import {
   type DeletionLimit,
@@ -20,6 +20,7 @@ import {
 } from "./reconcile/deletions.ts";
 import { type PlanOptions, planStacks, unnamedAssets, withFileNames } from "./reconcile/plan.ts";
 import { plural } from "./reconcile/render.ts";
+import { stackMembers } from "./reconcile/plan_index.ts";
 import { planWithUnlisted } from "./reconcile/unlisted.ts";
 import { MAX_NAME_LOOKUPS, type Planning, type Prepared } from "./run.ts";
 
@@ -162,22 +163,4 @@ function unlisted(listed: readonly Stack[], planned: readonly Stack[]): Set<stri
   if (listed === planned) return new Set();
   const seen = new Set(listed.flatMap((stack) => [stack.primaryAssetId, ...stack.assetIds]));
   return new Set(planned.flatMap((stack) => stack.assetIds).filter((id) => !seen.has(id)));
-}
-
-/**
- * The stack members the pass fetched, with their file names (for messages about stacks no
- * group holds), and those it did not fetch: grouping never judged these, so the plan keeps
- * them in their stacks.
- */
-function stackMembers(stacks: readonly Stack[], assets: readonly Asset[]) {
-  const notFetched = new Set<string>();
-  for (const stack of stacks) {
-    notFetched.add(stack.primaryAssetId);
-    for (const id of stack.assetIds) notFetched.add(id);
-  }
-  const fileNames = new Map<string, string>();
-  for (const asset of assets) {
-    if (notFetched.delete(asset.id)) fileNames.set(asset.id, asset.originalFileName);
-  }
-  return { fileNames, notFetched };
 }

@@ -68,7 +68,7 @@ const DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   journal: true,
   journalKeep: 30,
   journalKeepDays: 30,
-  stackConcurrency: 1,
+  stackConcurrency: 4,
   preventSelfRekt: false,
   fixTrashAfterStacking: false,
   trashOrphanedRaws: false,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { Asset, Group } from "../src/model.ts";
 import { DEVICE_RULES } from "../src/grouping/criteria.ts";
 import { bucketList, groupAssets } from "../src/grouping/group.ts";
+import { readName } from "../src/grouping/devices/names.ts";
 import { type Random, seededRandom, shuffled } from "./_random.ts";
 
 const T0 = Date.parse("2024-05-01T10:00:00.000Z");
@@ -255,3 +256,51 @@ Deno.test("a RAW+JPEG pair renamed with a number is one shot; other numbers stay
     "RAW+JPEG pair: c1,c2 (c1,c2)",
   ]);
 });
+
+Deno.test("a file number is read as its pattern reads it, whatever comes before the digits", () => {
+  // The pattern of docs/default-rules.md ("A file number"), which the name reader follows by hand.
+  const pattern = /^([A-Za-z0-9_]{0,4}[A-Za-z_-])(\d{3,7})$/;
+  const random = seededRandom(7);
+  const alphabet = "aZ09_-.~ é";
+  const names = [
+    "IMG_1234",
+    "DSC01234",
+    "P1010001",
+    "3H2A0040",
+    "_DSC1234",
+    "IMG-1234",
+    "DSCF12",
+    "AB12345678",
+    "ABCDEF1234",
+    "1234567",
+    "-1234",
+    "A-B1234",
+    "IMG_E1234",
+    "img_0001",
+  ];
+  for (let i = 0; i < 5000; i++) {
+    let name = "";
+    for (let k = int(random, 6); k > 0; k--) name += alphabet[int(random, alphabet.length)];
+    for (let k = int(random, 9); k > 0; k--) name += String(int(random, 10));
+    names.push(name);
+  }
+  let counters = 0;
+  for (const name of names) {
+    const read = readName(`${name}.JPG`);
+    // Versions and bursts have no file number of their own.
+    const match = read.derivation !== undefined || read.burst !== undefined ||
+        read.stem.length > 12
+      ? null
+      : pattern.exec(read.stem);
+    const expected = match === null
+      ? undefined
+      : { prefix: match[1].toLowerCase(), number: Number(match[2]) };
+    assert.deepEqual(read.counter, expected, name);
+    if (expected !== undefined) counters++;
+  }
+  assert.ok(counters > 200, `only ${counters} names with a file number`);
+});
+
+function int(random: Random, below: number): number {
+  return Math.floor(random() * below);
+}

@@ -640,6 +640,59 @@ Deno.test("createStack(), updateStackPrimary() and deleteStack() change the serv
   });
 });
 
+Deno.test("createStack() takes a well-formed answer as it is and refuses a malformed one, naming the field", async (t) => {
+  const [a, b] = ["c328d6e8-5867-45d6-af44-8141dfbc39a6", "78c276f5-27f2-4dd3-a6ca-1afb69861798"];
+  const member = (id: string) => ({
+    id,
+    originalFileName: `${id.slice(0, 4)}.jpg`,
+    isArchived: false,
+    visibility: "timeline",
+    updatedAt: "2026-11-22T09:28:29.210Z",
+    exifInfo: { make: "Canon", model: "EOS R5" },
+  });
+  const good = { id: "7e8fe7ac-62b5-486c-a13c-3e667f7bbfc8", primaryAssetId: a, assets: [a, b] };
+  let answer: unknown;
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => Response.json(answer, { status: 201 }),
+  );
+  const immich = clientFor(`http://127.0.0.1:${server.addr.port}/api`, "sk-test");
+  answer = { ...good, assets: good.assets.map(member), tags: [] };
+  const created = await immich.createStack([a, b]);
+  assert.deepEqual(
+    { id: created.id, primaryAssetId: created.primaryAssetId, assetIds: created.assetIds },
+    { id: good.id, primaryAssetId: a, assetIds: [a, b] },
+  );
+  assert.deepEqual(created.updatedAt(), [a, b].map(() => Date.parse("2026-11-22T09:28:29.210Z")));
+  const cases: [string, unknown, RegExp][] = [
+    ["a member id that is no Immich id", {
+      ...good,
+      assets: [member(a), { ...member(b), id: "b" }],
+    }, /shape: assets\.1\.id: is not an Immich id/],
+    ["isArchived as text", {
+      ...good,
+      assets: [{ ...member(a), isArchived: "no" }, member(b)],
+    }, /shape: assets\.0\.isArchived: /],
+    ["updatedAt as null", {
+      ...good,
+      assets: [member(a), { ...member(b), updatedAt: null }],
+    }, /shape: assets\.1\.updatedAt: /],
+    [
+      "no primaryAssetId",
+      { id: good.id, assets: good.assets.map(member) },
+      /shape: primaryAssetId: /,
+    ],
+    ["a member that is no object", { ...good, assets: [member(a), [b]] }, /shape: assets\.1: /],
+    ["an array", [good], /shape: \(root\): /],
+  ];
+  for (const [name, malformed, message] of cases) {
+    await t.step(name, async () => {
+      answer = malformed;
+      await assert.rejects(immich.createStack([a, b]), message);
+    });
+  }
+});
+
 Deno.test("deleteStack() counts Not found on a retry as done", async () => {
   let calls = 0;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {

@@ -102,6 +102,33 @@ Deno.test("setupLogging() writes the time as ISO 8601 and keys in a fixed order"
   assert.match(lines[0], /^time=\S+ level=info msg="Updated stack s-7" stackID=s-7\n$/);
 });
 
+Deno.test("setupLogging() quotes a logfmt value exactly when it holds white space, a quote, =, a backslash or a control character", async () => {
+  const quoted = [
+    "a b",
+    'a"b',
+    "a=b",
+    "a\\b",
+    "a\u0000b",
+    "a\tb",
+    "a\u007fb",
+    "a\u0085b",
+    "a\u00a0b",
+    "a\u2028b",
+    "a\u3000b",
+    "a\ufeffb",
+    "",
+  ];
+  const bare = ["a-b", "IMG_0001.jpg", "a\u00a1b", "é", "a\u200bb", "😀", "a\ud800b"];
+  const { lines, logging } = await capture();
+  for (const value of [...quoted, ...bare]) logger.info("Value", { value });
+  await logging.dispose();
+  const written = lines.map((line) => line.slice(line.indexOf(" value=") + 7, -1));
+  assert.deepEqual(
+    written,
+    [...quoted, ...bare].map((v) => quoted.includes(v) ? JSON.stringify(v) : v),
+  );
+});
+
 Deno.test("setupLogging() renders errors with their causes and nested values as JSON", async () => {
   const { lines, logging } = await capture({ format: "json" });
   const cause = new Error("connection refused");

@@ -10,6 +10,7 @@ import {
   withFileNames,
 } from "../src/reconcile/plan.ts";
 import type { Action, Stack } from "../src/model.ts";
+import { stackMembers } from "../src/reconcile/plan_index.ts";
 
 const OFF: PlanOptions = {
   replaceStacks: false,
@@ -396,6 +397,15 @@ Deno.test("planStacks() never moves or drops a member the pass did not fetch", a
       actions: ["create [a,b] new-group"],
     },
     {
+      // The index of stacks by member is filled from the last stack to the first.
+      name: "an asset two stacks list belongs to the first of them",
+      existing: [stack("s1", "a", "b"), stack("s2", "c", "b")],
+      groups: [group("a", "b")],
+      options: OFF,
+      actions: [],
+      inSync: ["s1"],
+    },
+    {
       name: "a stack whose other members Immich hides is not a 1-asset stack",
       existing: [stack("s1", "a", "hidden"), stack("s2", "b"), stack("s3", "c")],
       groups: [],
@@ -490,4 +500,32 @@ Deno.test("actsOnStackMembers() is true only for deletes, grows and replaces", (
   assert.equal(on([stack("s1", "a")], [group("a", "b")]), true);
   assert.equal(on([stack("s1", "a", "z")], [group("a", "b")], REPLACE), true);
   assert.equal(on([stack("s1", "z")], [], { ...OFF, removeSingleAssetStacks: true }), true);
+});
+
+Deno.test("the names of fetched stack members read as a map, however it is first used", () => {
+  const photo = (id: string) => ({ id, originalFileName: `${id}.JPG`, localDateTime: "" });
+  const stacks = [stack("s1", "a", "b", "clip"), stack("s2", "c", "d")];
+  const assets = [photo("d"), photo("a"), photo("lone"), photo("b"), photo("c")];
+  const expected = [["d", "d.JPG"], ["a", "a.JPG"], ["b", "b.JPG"], ["c", "c.JPG"]];
+  const uses: ((names: Map<string, string>) => unknown)[] = [
+    (names) => names.get("a"),
+    (names) => names.has("lone"),
+    (names) => names.size,
+    (names) => [...names.keys()],
+    (names) => names.set("clip", "CLIP.MP4"),
+    (names) => names.delete("b"),
+  ];
+  for (const use of uses) {
+    const { fileNames, notFetched } = stackMembers(stacks, assets);
+    assert.deepEqual([...notFetched], ["clip"]);
+    use(fileNames);
+    const after = new Map(expected as [string, string][]);
+    use(after);
+    assert.deepEqual([...fileNames], [...after], String(use));
+    assert.equal(fileNames.size, after.size);
+    assert.equal(fileNames.get("c"), "c.JPG");
+  }
+  const { fileNames } = stackMembers(stacks, assets);
+  fileNames.clear();
+  assert.deepEqual([...fileNames.entries()], []);
 });

@@ -87,6 +87,8 @@ export interface RequestOptions<T> {
   readonly body?: unknown;
   /** Validates the JSON answer; an empty answer (204) is validated as `undefined`. */
   readonly schema: z.ZodType<T>;
+  /** A check without zod that may spare `schema` (`accepts` of `readJson`, `answers.ts`). */
+  readonly accepts?: (value: unknown) => value is T;
 }
 
 /** Options of {@linkcode HttpClient.stream}. */
@@ -195,8 +197,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   return {
     request<T>(method: HttpMethod, path: string, requestOptions: RequestOptions<T>) {
-      const { body, schema } = requestOptions;
-      return send(method, path, { body, read: (answer) => readJson(answer, schema) });
+      const { body, schema, accepts } = requestOptions;
+      return send(method, path, { body, read: (answer) => readJson(answer, schema, { accepts }) });
     },
     stream<T>(method: HttpMethod, path: string, streamOptions: StreamOptions<T>) {
       const { body, read } = streamOptions;

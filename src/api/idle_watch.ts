@@ -21,10 +21,53 @@ export interface IdleWatch {
   stop(): void;
 }
 
+/** An attempt being watched: when it last heard from the server, and what to cut. */
+interface Watched {
+  readonly controller: AbortController;
+  readonly timeoutMs: number;
+  last: number;
+  phase: TimedOut;
+  timedOut: TimedOut | undefined;
+}
+
 /**
- * Starts the idle time limit of an attempt. One timer, re-armed for the time left since the last
- * chunk rather than reset on each of the thousands of chunks of a large answer; cleared when the
- * attempt ends, so that a finished request is not kept reachable for the whole limit.
+ * Every attempt in flight, of every client, shares one timer set for the earliest moment one of
+ * them may pass its limit: writes in flight together (STACK_CONCURRENCY) then create no timer per
+ * request, as a first run's tens of thousands of writes would. The timer is cleared once no
+ * attempt is left, so that a finished request is not kept reachable for the whole limit.
+ */
+const watching = new Set<Watched>();
+let timer: ReturnType<typeof setTimeout> | undefined;
+/** When the timer fires, `performance.now()` time; Infinity when none is set. */
+let timerAt = Infinity;
+
+function setTimer(at: number): void {
+  clearTimeout(timer);
+  timerAt = at;
+  timer = setTimeout(check, Math.min(MAX_TIMER_MS, Math.max(0, at - performance.now())));
+}
+
+/** Cuts every attempt silent for its whole limit, then waits for the next that may be. */
+function check(): void {
+  timer = undefined;
+  timerAt = Infinity;
+  const now = performance.now();
+  let next = Infinity;
+  for (const watched of watching) {
+    const deadline = watched.last + watched.timeoutMs;
+    if (now >= deadline) {
+      watching.delete(watched);
+      watched.timedOut = watched.phase;
+      watched.controller.abort(new DOMException("Signal timed out", "TimeoutError"));
+    } else next = Math.min(next, deadline);
+  }
+  if (next !== Infinity) setTimer(next);
+}
+
+/**
+ * Starts the idle time limit of an attempt. A chunk only notes its time: the shared timer,
+ * when it fires, measures each attempt's silence since its last chunk and is set again for the
+ * earliest that may still pass its limit.
  *
  * @param controller Aborted with a `TimeoutError` when the limit passes in silence.
  * @param timeoutMs The limit, in milliseconds.
@@ -44,33 +87,33 @@ export interface IdleWatch {
  * ```
  */
 export function watchIdle(controller: AbortController, timeoutMs: number): IdleWatch {
-  let last = performance.now();
-  let phase: TimedOut = "no answer";
-  let timedOut: TimedOut | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const check = () => {
-    const idle = performance.now() - last;
-    if (idle >= timeoutMs) {
-      timedOut = phase;
-      controller.abort(new DOMException("Signal timed out", "TimeoutError"));
-      return;
-    }
-    timer = setTimeout(check, Math.min(MAX_TIMER_MS, timeoutMs - idle));
+  const watched: Watched = {
+    controller,
+    timeoutMs,
+    last: performance.now(),
+    phase: "no answer",
+    timedOut: undefined,
   };
-  timer = setTimeout(check, Math.min(MAX_TIMER_MS, timeoutMs));
+  watching.add(watched);
+  if (watched.last + timeoutMs < timerAt) setTimer(watched.last + timeoutMs);
   return {
     get timedOut() {
-      return timedOut;
+      return watched.timedOut;
     },
     answered() {
-      phase = "stalled";
-      last = performance.now();
+      watched.phase = "stalled";
+      watched.last = performance.now();
     },
     touch() {
-      last = performance.now();
+      watched.last = performance.now();
     },
     stop() {
-      clearTimeout(timer);
+      watching.delete(watched);
+      if (watching.size === 0 && timer !== undefined) {
+        clearTimeout(timer);
+        timer = undefined;
+        timerAt = Infinity;
+      }
     },
   };
 }

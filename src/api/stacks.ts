@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { Stack } from "../model.ts";
 import type { Fits, Proven } from "./_dto.ts";
 import { parseJsonObjectArray } from "./_json_array.ts";
+import { isImmichId } from "../immich_id.ts";
 import { immichId, timeMs } from "./_values.ts";
 import { PermanentError } from "./errors.ts";
 import type { Session } from "./session.ts";
@@ -74,8 +75,36 @@ export interface Stacks {
 }
 
 function answered(stack: z.infer<typeof stackSchema>): AnsweredStack {
-  const { assets } = stack;
-  return { ...toStack(stack), updatedAt: () => assets.map((asset) => timeMs(asset.updatedAt)) };
+  // The answer may be kept whole (isStackAnswer): hold only the times, read when asked.
+  const times = stack.assets.map((asset) => asset.updatedAt);
+  return { ...toStack(stack), updatedAt: () => times.map(timeMs) };
+}
+
+/**
+ * Whether a write's answer is a stack as {@linkcode stackSchema} reads it, checked without zod:
+ * every `POST /stacks` pays for it (a first run makes tens of thousands). Anything else goes to
+ * the schema, which says what is wrong.
+ */
+function isStackAnswer(value: unknown): value is z.infer<typeof stackSchema> {
+  if (!isRecord(value) || !isId(value.id) || !isId(value.primaryAssetId)) return false;
+  const { assets } = value;
+  if (!Array.isArray(assets)) return false;
+  for (const asset of assets) {
+    if (!isRecord(asset) || !isId(asset.id)) return false;
+    const { isArchived, visibility, updatedAt } = asset;
+    if (isArchived !== undefined && typeof isArchived !== "boolean") return false;
+    if (visibility !== undefined && typeof visibility !== "string") return false;
+    if (updatedAt !== undefined && typeof updatedAt !== "string") return false;
+  }
+  return true;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is string {
+  return typeof value === "string" && isImmichId(value);
 }
 
 function toStack(stack: z.infer<typeof stackSchema>): Stack {
@@ -161,6 +190,7 @@ export function stacksOf(session: Session): Stacks {
       const stack = await http.request("POST", "/stacks", {
         body: { assetIds: assetIds.length === 1 ? [assetIds[0], assetIds[0]] : assetIds },
         schema: stackSchema,
+        accepts: isStackAnswer,
       });
       return answered(stack);
     },
@@ -168,6 +198,7 @@ export function stacksOf(session: Session): Stacks {
       const stack = await http.request("PUT", `/stacks/${encodeURIComponent(stackId)}`, {
         body: { primaryAssetId },
         schema: stackSchema,
+        accepts: isStackAnswer,
       });
       return answered(stack);
     },

@@ -115,7 +115,7 @@ export function parseTime(text: string): number {
       while (isDigit(text.charCodeAt(at))) at++;
       if (at === start) return NaN;
       // Milliseconds are the first three fraction digits; finer ones are dropped, as Date does.
-      ms = digits(text.slice(start, Math.min(at, start + 3)).padEnd(3, "0"), 0, 3);
+      for (let i = start; i < start + 3; i++) ms = ms * 10 + (i < at ? text.charCodeAt(i) - 48 : 0);
     }
   }
   let offsetMinutes = 0;

@@ -20,8 +20,10 @@ import { type CriteriaNode, type GroupingRules, leaves, type TimeKey } from "./c
 import { groupByDevices } from "./devices/rules.ts";
 import { immichStackTime, parseTime, textValue, type ValueFailure } from "./_extract.ts";
 import { Forest } from "./_forest.ts";
+import { bucketHash } from "./_hash.ts";
 import { compare } from "./compare.ts";
 
+export { bucketHash } from "./_hash.ts";
 export { compare } from "./compare.ts";
 
 /** Groups and the assets left out, both in a deterministic order. */
@@ -60,32 +62,6 @@ export interface GroupingOptions {
 }
 
 const NO_BUCKETS: readonly number[] = [];
-
-/**
- * A short hash of a grouping bucket, as results and the cache of incremental passes keep it:
- * 30-bit FNV-1a, so that it stays a small integer. Two buckets with one hash only make a regroup
- * take in more assets than needed.
- *
- * @param signature The bucket's signature.
- * @returns The hash.
- *
- * @example Usage
- * ```ts
- * import assert from "node:assert/strict";
- * import { bucketHash } from "./group.ts";
- *
- * assert.equal(bucketHash("IMG_1234"), bucketHash("IMG_1234"));
- * assert.notEqual(bucketHash("IMG_1234"), bucketHash("IMG_1235"));
- * ```
- */
-export function bucketHash(signature: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < signature.length; i++) {
-    hash ^= signature.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 2) & 0x3fffffff;
-}
 
 /** One leaf's contribution to a token: a text value, or null for a time leaf (chained later). */
 interface Part {

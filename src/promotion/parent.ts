@@ -26,13 +26,18 @@
  * @module
  */
 import type { Asset, Group, RegexPromotion } from "../model.ts";
-import { encodeNumber, escapeRegExp, splitExtension } from "./_names.ts";
+import { compile } from "./_compile.ts";
+import { encodeNumber } from "./_names.ts";
 import {
-  detectNumericLists,
-  parseSequenceKeyword,
-  type SequenceMatch,
-  type SequenceMatcher,
-} from "./sequence.ts";
+  type AssetKey,
+  type CompiledOptions,
+  type CompiledRegex,
+  firstDifference,
+  NO_MATCH,
+  type Placement,
+  RULES,
+  TEXT_MATCH,
+} from "./_order.ts";
 
 /** What decides the parent; compiled once by {@linkcode createParentOrder}. */
 export interface PromotionOptions {
@@ -94,263 +99,7 @@ export interface ParentOrder {
   promote(group: Group): PromotedGroup;
 }
 
-const SWITCHES = ["biggestnumber", "biggestsize", "smallestsize"];
 const BUILTIN_EXTENSIONS = [".jpeg", ".jpg", ".png"];
-const DEFAULT_DELIMITERS = ["~", "."];
-
-/** How one matched promote item is shown in messages. */
-interface Placement {
-  /** Sort position; `Infinity` when nothing matched. */
-  readonly position: number;
-  readonly label: string;
-}
-
-/** One PARENT_FILENAME_PROMOTE item that names match against, at its list position. */
-interface FilenameMatcher {
-  readonly position: number;
-  readonly label: string;
-  /** The sequence numbers of a match (none for plain text), or `undefined` for no match. */
-  readonly match: (lowerName: string, stem: string) => SequenceMatch | undefined;
-}
-
-interface CompiledOptions {
-  readonly regexPromotions: readonly CompiledRegex[];
-  readonly filename: readonly FilenameMatcher[];
-  readonly emptyPosition: number | undefined;
-  readonly biggestNumber: boolean;
-  readonly delimiters: readonly string[];
-  readonly extensions: ReadonlyMap<string, number>;
-  readonly emptyExtensionPosition: number | undefined;
-  /** Multiplies the size into its sort key: -1 biggest first, 1 smallest first, 0 off. */
-  readonly sizeSign: number;
-  readonly sizeLabel: string;
-}
-
-interface CompiledRegex {
-  readonly field: RegexPromotion["field"];
-  readonly pattern: RegExp;
-  readonly promoteIndex: number;
-  readonly ranks: ReadonlyMap<string, number>;
-}
-
-/** Everything the order compares, computed once per asset. */
-interface AssetKey {
-  readonly asset: Asset;
-  readonly regex: Placement;
-  readonly filename: Placement;
-  readonly sequence: string;
-  readonly sequenceNumbers: readonly string[];
-  /** 0 when the default rules prefer the asset as the cover, else 1. */
-  readonly preferred: number;
-  /** Sortable number after the last delimiter; "" when there is none. */
-  readonly number: string;
-  readonly numberText: string;
-  readonly extension: Placement;
-  readonly builtin: number;
-  /** Size in sort direction, `Infinity` when unknown or unused. */
-  readonly size: number;
-  readonly lowerName: string;
-}
-
-/** Milliseconds of an ISO 8601 time; unreadable times sort last. */
-function instant(text: string): number {
-  const time = Date.parse(text);
-  return Number.isNaN(time) ? Infinity : time;
-}
-
-function compare(a: number | string, b: number | string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function position(placement: Placement): string {
-  return placement.position === Infinity
-    ? "no match"
-    : `"${placement.label}" (position ${placement.position + 1})`;
-}
-
-/** One row per rule, in order: how it compares two keys and how it explains a win. */
-const RULES: readonly {
-  readonly rule: Exclude<ParentRule, "only-asset">;
-  readonly compare: (a: AssetKey, b: AssetKey) => number;
-  readonly explain: (parent: AssetKey, runnerUp: AssetKey, options: CompiledOptions) => string;
-}[] = [
-  {
-    rule: "regex",
-    compare: (a, b) => compare(a.regex.position, b.regex.position),
-    explain: (p, r) => `regex promote key ${position(p.regex)} before ${position(r.regex)}`,
-  },
-  {
-    rule: "filename",
-    compare: (a, b) =>
-      compare(a.filename.position, b.filename.position) || compare(a.sequence, b.sequence),
-    explain: (p, r) =>
-      p.filename.position === r.filename.position
-        ? `filename promote ${position(p.filename)} number ${p.sequenceNumbers.join(",")} ` +
-          `before ${r.sequenceNumbers.join(",")}`
-        : `filename promote ${position(p.filename)} before ${position(r.filename)}`,
-  },
-  {
-    rule: "default-rules",
-    compare: (a, b) => compare(a.preferred, b.preferred),
-    explain: (p, r) =>
-      `default rules cover "${p.asset.originalFileName}" before "${r.asset.originalFileName}"`,
-  },
-  {
-    rule: "biggest-number",
-    // Reversed: the bigger number wins.
-    compare: (a, b) => compare(b.number, a.number),
-    explain: (p, r) => `biggest number ${p.numberText} before ${r.numberText || "none"}`,
-  },
-  {
-    rule: "extension",
-    compare: (a, b) => compare(a.extension.position, b.extension.position),
-    explain: (p, r) =>
-      `extension promote ${position(p.extension)} before ${
-        r.extension.position === Infinity
-          ? `"${r.extension.label}" (not listed)`
-          : position(r.extension)
-      }`,
-  },
-  {
-    rule: "builtin-extension",
-    compare: (a, b) => compare(a.builtin, b.builtin),
-    explain: (p, r) =>
-      `built-in extension rank "${p.extension.label}" before "${r.extension.label}"`,
-  },
-  {
-    rule: "size",
-    compare: (a, b) => compare(a.size, b.size),
-    explain: (p, r, options) =>
-      `${options.sizeLabel} ${p.asset.fileSizeInByte} bytes before ${
-        r.size === Infinity ? "unknown size" : `${r.asset.fileSizeInByte} bytes`
-      }`,
-  },
-  {
-    rule: "name",
-    compare: (a, b) => compare(a.lowerName, b.lowerName),
-    explain: (p, r) =>
-      `file name "${p.asset.originalFileName}" before "${r.asset.originalFileName}"`,
-  },
-  {
-    rule: "time",
-    // Parsed here rather than in the key: only names that tie reach this rule, so most assets
-    // never pay for a parse.
-    compare: (a, b) =>
-      a.asset.localDateTime === b.asset.localDateTime
-        ? 0
-        : compare(instant(a.asset.localDateTime), instant(b.asset.localDateTime)),
-    explain: (p, r) => `local time ${p.asset.localDateTime} before ${r.asset.localDateTime}`,
-  },
-  {
-    rule: "id",
-    compare: (a, b) => compare(a.asset.id, b.asset.id),
-    explain: (p, r) => `asset id "${p.asset.id}" before "${r.asset.id}"`,
-  },
-];
-
-/**
- * Compares two keys by the first rule that tells them apart: negative when `a` comes first,
- * and the magnitude is that rule's index plus one, so one function serves both the sort and
- * the report without allocating.
- */
-function firstDifference(a: AssetKey, b: AssetKey): number {
-  for (let index = 0; index < RULES.length; index++) {
-    const sign = RULES[index].compare(a, b);
-    if (sign !== 0) return sign * (index + 1);
-  }
-  return 0;
-}
-
-function compileWord(text: string, position: number): FilenameMatcher {
-  const lower = text.toLowerCase();
-  // A digit at either end must not continue into a longer digit run of the name.
-  const guarded = /^\d|\d$/.test(lower)
-    ? new RegExp(
-      `${/^\d/.test(lower) ? "(?<!\\d)" : ""}${escapeRegExp(lower)}${
-        /\d$/.test(lower) ? "(?!\\d)" : ""
-      }`,
-    )
-    : undefined;
-  return {
-    position,
-    label: text,
-    match: guarded === undefined
-      ? (name) => (name.includes(lower) ? TEXT_MATCH : undefined)
-      : (name) => (guarded.test(name) ? TEXT_MATCH : undefined),
-  };
-}
-
-function compileSequence(matcher: SequenceMatcher, position: number): FilenameMatcher {
-  return {
-    position,
-    label: matcher.label,
-    match: (_name, stem) => matcher.match(stem),
-  };
-}
-
-function compileFilenamePromote(items: readonly string[]) {
-  const lists = detectNumericLists(items);
-  const matchers: FilenameMatcher[] = [];
-  let emptyPosition: number | undefined;
-  for (let index = 0; index < items.length; index++) {
-    const list = lists.find((candidate) => candidate.start === index);
-    if (list !== undefined) {
-      matchers.push(compileSequence(list.matcher, index));
-      index = list.end - 1;
-      continue;
-    }
-    const item = items[index].trim();
-    if (item === "") {
-      emptyPosition ??= index;
-      continue;
-    }
-    if (SWITCHES.includes(item.toLowerCase())) continue;
-    const sequence = parseSequenceKeyword(item);
-    matchers.push(
-      sequence === undefined ? compileWord(item, index) : compileSequence(sequence, index),
-    );
-  }
-  return { matchers, emptyPosition };
-}
-
-function normalizeExtension(item: string): string {
-  const lower = item.trim().toLowerCase();
-  return lower === "" || lower.startsWith(".") ? lower : `.${lower}`;
-}
-
-function compile(options: PromotionOptions): CompiledOptions {
-  const { matchers, emptyPosition } = compileFilenamePromote(options.filenamePromote);
-  const switches = options.filenamePromote.map((item) => item.trim().toLowerCase());
-  const sizeSwitch = switches.find((item) => item === "biggestsize" || item === "smallestsize");
-  const extensions = new Map<string, number>();
-  let emptyExtensionPosition: number | undefined;
-  options.extPromote.forEach((item, index) => {
-    const extension = normalizeExtension(item);
-    if (extension === "") emptyExtensionPosition ??= index;
-    else if (!extensions.has(extension)) extensions.set(extension, index);
-  });
-  return {
-    regexPromotions: (options.regexPromotions ?? []).map((promotion) => ({
-      field: promotion.field,
-      // A global or sticky flag would carry lastIndex from one asset to the next.
-      pattern: new RegExp(promotion.pattern.source, promotion.pattern.flags.replace(/[gy]/g, "")),
-      promoteIndex: promotion.promoteIndex,
-      ranks: new Map(promotion.promoteKeys.map((key, index) => [key, index] as const).reverse()),
-    })),
-    filename: matchers,
-    emptyPosition,
-    biggestNumber: switches.includes("biggestnumber"),
-    delimiters: (options.delimiters ?? DEFAULT_DELIMITERS).filter((delimiter) => delimiter !== ""),
-    extensions,
-    emptyExtensionPosition,
-    sizeSign: sizeSwitch === undefined ? 0 : sizeSwitch === "biggestsize" ? -1 : 1,
-    sizeLabel: sizeSwitch === "smallestsize" ? "smallest size" : "biggest size",
-  };
-}
-
-const NO_MATCH: Placement = { position: Infinity, label: "" };
-const NONE_PREFERRED: ReadonlySet<string> = new Set();
-const TEXT_MATCH: SequenceMatch = { key: "", numbers: [] };
 
 function regexPlacement(asset: Asset, promotions: readonly CompiledRegex[]): Placement {
   let best = NO_MATCH;
@@ -365,28 +114,40 @@ function regexPlacement(asset: Asset, promotions: readonly CompiledRegex[]): Pla
   return best;
 }
 
-/** The digits after the last delimiter of the stem, when that part is all digits. */
-function trailingNumber(stem: string, delimiters: readonly string[]): string {
+/**
+ * The digits after the last delimiter of the stem (the name up to `end`), when that part is all
+ * digits.
+ */
+function trailingNumber(name: string, end: number, delimiters: readonly string[]): string {
   let cut = -1;
   for (const delimiter of delimiters) {
-    const at = stem.lastIndexOf(delimiter);
+    // The last delimiter wholly inside the stem.
+    const at = end >= delimiter.length ? name.lastIndexOf(delimiter, end - delimiter.length) : -1;
     if (at >= 0) cut = Math.max(cut, at + delimiter.length);
   }
-  if (cut < 0) return "";
-  const last = stem.slice(cut);
-  return /^\d+$/.test(last) ? last : "";
+  if (cut < 0 || cut === end) return "";
+  for (let at = cut; at < end; at++) if (!isDigit(name.charCodeAt(at))) return "";
+  return name.slice(cut, end);
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
 }
 
 function keyOf(
   asset: Asset,
   options: CompiledOptions,
-  preferred: ReadonlySet<string>,
+  preferred: readonly string[] | undefined,
 ): AssetKey {
   const name = asset.originalFileName;
   const lowerName = name.toLowerCase();
-  const { stem, extension } = splitExtension(name);
+  // The stem and extension as split at the last dot; a leading dot starts no extension.
+  const dot = name.lastIndexOf(".");
+  const end = dot <= 0 ? name.length : dot;
+  const extension = dot <= 0 ? "" : name.slice(dot).toLowerCase();
+  const stem = options.readsStem ? name.slice(0, end) : "";
 
-  let filename = NO_MATCH;
+  let filename = options.unmatched;
   let sequence = TEXT_MATCH;
   for (const matcher of options.filename) {
     const found = matcher.match(lowerName, stem);
@@ -395,13 +156,8 @@ function keyOf(
     sequence = found;
     break;
   }
-  if (filename === NO_MATCH && options.emptyPosition !== undefined) {
-    filename = { position: options.emptyPosition, label: "" };
-  }
 
-  const numberText = options.biggestNumber ? trailingNumber(stem, options.delimiters) : "";
-  const extensionPosition = options.extensions.get(extension) ??
-    options.emptyExtensionPosition ?? Infinity;
+  const numberText = options.biggestNumber ? trailingNumber(name, end, options.delimiters) : "";
   const builtin = BUILTIN_EXTENSIONS.indexOf(extension);
   const size = asset.fileSizeInByte;
   return {
@@ -410,10 +166,12 @@ function keyOf(
     filename,
     sequence: sequence.key,
     sequenceNumbers: sequence.numbers,
-    preferred: preferred.has(asset.id) ? 0 : 1,
+    preferred: preferred !== undefined && preferred.includes(asset.id) ? 0 : 1,
     number: numberText === "" ? "" : encodeNumber(numberText),
     numberText,
-    extension: { position: extensionPosition, label: extension },
+    extensionPosition: options.extensions.get(extension) ??
+      options.emptyExtensionPosition ?? Infinity,
+    extension,
     builtin: builtin === -1 ? BUILTIN_EXTENSIONS.length : builtin,
     size: options.sizeSign === 0 || size === undefined || !Number.isFinite(size)
       ? Infinity
@@ -422,9 +180,23 @@ function keyOf(
   };
 }
 
-function promoteWith(group: Group, options: CompiledOptions): PromotedGroup {
-  const preferred = group.preferred === undefined ? NONE_PREFERRED : new Set(group.preferred);
-  const keys = group.assets.map((asset) => keyOf(asset, options, preferred));
+/**
+ * One string per distinct text: most of 50 000 groups share a few dozen details, which would
+ * otherwise each be a rope of their parts.
+ */
+function interned(texts: Map<string, string>, text: string): string {
+  const known = texts.get(text);
+  if (known !== undefined) return known;
+  texts.set(text, text);
+  return text;
+}
+
+function promoteWith(
+  group: Group,
+  options: CompiledOptions,
+  details: Map<string, string>,
+): PromotedGroup {
+  const keys = group.assets.map((asset) => keyOf(asset, options, group.preferred));
   keys.sort(firstDifference);
   const assets = keys.map((key) => key.asset);
   if (keys.length < 2) {
@@ -436,7 +208,7 @@ function promoteWith(group: Group, options: CompiledOptions): PromotedGroup {
     ...group,
     assets,
     parentRule: rule.rule,
-    parentDetail: rule.explain(keys[0], keys[1], options),
+    parentDetail: interned(details, rule.explain(keys[0], keys[1], options)),
   };
 }
 
@@ -464,7 +236,8 @@ function promoteWith(group: Group, options: CompiledOptions): PromotedGroup {
  */
 export function createParentOrder(options: PromotionOptions): ParentOrder {
   const compiled = compile(options);
-  return { promote: (group) => promoteWith(group, compiled) };
+  const details = new Map<string, string>();
+  return { promote: (group) => promoteWith(group, compiled, details) };
 }
 
 /**

@@ -11,24 +11,18 @@
  * @module
  */
 
-import type {
-  Action,
-  ActionContext,
-  Asset,
-  AssetLabel,
-  ConflictReason,
-  CreateAction,
-  DeleteAction,
-  DeleteReason,
-  GroundStack,
-  InSyncStack,
-  NeedsReplace,
-  Plan,
-  PreviousStack,
-  RemovedAsset,
-  ReplaceAction,
-  Stack,
-} from "../model.ts";
+import type { Action, Asset, AssetLabel, CreateAction, Plan, Stack } from "../model.ts";
+import {
+  contextOf,
+  Decided,
+  deleteAction,
+  idsOf,
+  type Listing,
+  listingsOf,
+} from "./plan_decided.ts";
+import { Labels, Membership, membersOf, StackIndex } from "./plan_index.ts";
+
+export { membersOf } from "./plan_index.ts";
 
 export { countPlan, hasChanges, type PlanCounts } from "./plan_count.ts";
 
@@ -97,8 +91,6 @@ export interface PlanOptions {
    */
   readonly exactFor?: ReadonlySet<string> | "all";
 }
-
-const NONE: ReadonlySet<string> = new Set();
 
 /**
  * Plans the changes that make the existing stacks match the groups.
@@ -178,27 +170,7 @@ export function planStacks(
 ): Plan {
   const members = new Membership(options);
   const listings = listingsOf(groups, members.trashed, options.exactFor === undefined ? 2 : 1);
-  if (options.resetStacks) {
-    const index = new StackIndex(existing);
-    const labels = new Labels(groups, new Set(existing.flatMap(membersOf)), options.fileNames);
-    return {
-      actions: [
-        ...existing.map((stack) => deleteAction(stack, "reset", labels, members)),
-        ...listings.map(({ group, assets }): CreateAction => {
-          const stackIds = index.touchedBy(assets).map((stack) => stack.id);
-          return {
-            kind: "create",
-            assetIds: idsOf(assets),
-            reason: "reset",
-            ...(stackIds.length > 0 ? { stackIds } : {}),
-            context: contextOf(group, assets),
-          };
-        }),
-      ],
-      inSync: [],
-      needsReplace: [],
-    };
-  }
+  if (options.resetStacks) return planReset(existing, listings, { groups, options, members });
 
   const singles: Stack[] = [];
   const remaining: Stack[] = [];
@@ -206,148 +178,42 @@ export function planStacks(
     if (options.removeSingleAssetStacks && members.isSingle(stack)) singles.push(stack);
     else remaining.push(stack);
   }
+  const decided = new Decided(new StackIndex(remaining), members, options);
+  for (const listing of listings) decided.plan(listing);
+  return decided.assemble(singles, groups);
+}
 
-  const index = new StackIndex(remaining);
-  const replaces: PendingReplace[] = [];
-  const updates: Action[] = [];
-  const grows: Action[] = [];
-  const creates: Action[] = [];
-  const inSync: InSyncStack[] = [];
-  const needsReplace: NeedsReplace[] = [];
-  const deletedByReplace = new Set<string>();
-  const coverLabels: string[] = [];
-  /** Stacks some group touches: with `exactFor`, the others holding a target asset go. */
-  const touchedByGroups = new Set<Indexed>();
+/** What {@linkcode planReset} and {@linkcode Decided} read beside the stacks. */
+interface Planning {
+  readonly groups: readonly PlanGroup[];
+  readonly options: PlanOptions;
+  readonly members: Membership;
+}
 
-  for (const { group, assets } of listings) {
-    // One pass: the first touched stack, whether a second one exists, and how many of the
-    // listed assets are stacked at all.
-    let entry: Indexed | undefined;
-    let spans = false;
-    let stacked = 0;
-    for (const asset of assets) {
-      const holder = index.entryOf(asset.id);
-      if (holder === undefined) continue;
-      stacked++;
-      if (entry === undefined) entry = holder;
-      else if (holder !== entry) spans = true;
-    }
-    const context = contextOf(group, assets);
-    const assetIds = idsOf(assets);
-    if (options.exactFor !== undefined && entry !== undefined) {
-      for (const asset of assets) {
-        const holder = index.entryOf(asset.id);
-        if (holder !== undefined) touchedByGroups.add(holder);
-      }
-    }
-    // Only exact targets keep 1-asset groups (see listingsOf): a 1-asset stack to make.
-    const single = assets.length === 1 ? { single: true as const } : {};
-    if (entry === undefined) {
-      creates.push({ kind: "create", assetIds, reason: "new-group", ...single, context });
-      continue;
-    }
-    const { stack } = entry;
-    let reason: ConflictReason = spans ? "group-spans-stacks" : "member-outside-group";
-    // Every fetched member of the one touched stack is listed: it cannot lose an asset.
-    if (!spans && stacked === members.fetchedCount(entry)) {
-      const coverKept = members.isKept(stack.primaryAssetId);
-      if (stacked === assets.length) {
-        if (coverKept || stack.primaryAssetId === assetIds[0]) {
-          inSync.push({ stackId: stack.id, groupKey: group.key });
-        } else {
-          updates.push({
-            kind: "update-primary",
-            stackId: stack.id,
-            assetIds,
-            reason: "primary-changed",
-            ground: groundOf(stack),
-            context: { ...context, previousPrimary: labelIn(assets, stack.primaryAssetId) },
-          });
-        }
-        continue;
-      }
-      if (!members.mayLoseOnMerge(entry)) {
-        const added = assets.filter((asset) => index.entryOf(asset.id) === undefined);
-        if (coverKept) coverLabels.push(stack.primaryAssetId);
-        grows.push({
-          kind: "grow",
-          stackId: stack.id,
-          assetIds: coverKept ? [stack.primaryAssetId, ...assetIds] : assetIds,
-          reason: "group-grew",
-          ground: groundOf(stack),
-          // The kept cover's label is filled in below, with the other names looked up.
-          context: { ...context, added },
-        });
-        continue;
-      }
-      reason = "member-in-trash";
-    }
-    const touched = index.touchedBy(assets);
-    const stackIds = touched.map((stack) => stack.id);
-    if (!options.replaceStacks) {
-      needsReplace.push({ stackIds, assetIds, reason, context });
-      continue;
-    }
-    const deleteStacks = touched.filter((stack) => !deletedByReplace.has(stack.id));
-    for (const { id } of deleteStacks) deletedByReplace.add(id);
-    const unseenStackIds = stackIds.filter((id) => members.unseen.has(id));
-    const action: ReplaceAction = {
-      kind: "replace",
-      stackIds,
-      deleteStackIds: deleteStacks.map((stack) => stack.id),
-      previous: deleteStacks.map((stack) => members.previous(stack)),
-      assetIds,
-      ...single,
-      reason,
-      context: unseenStackIds.length > 0 ? { ...context, unseenStackIds } : context,
-    };
-    // What leaves is told once, by the replace that deletes the stack.
-    replaces.push({ action, removedIds: removedBy(assetIds, deleteStacks) });
-  }
-
-  const untargeted = options.exactFor === undefined
-    ? []
-    : index.untouched(touchedByGroups, options.exactFor);
-  // File names of assets outside the group at hand come from one scan of all groups, made
-  // only for the few assets that need one.
-  const labels = new Labels(
-    groups,
-    new Set([
-      ...singles.flatMap(membersOf),
-      ...untargeted.flatMap(membersOf),
-      ...replaces.flatMap((r) => r.removedIds),
-      ...coverLabels,
-    ]),
-    options.fileNames,
-  );
+/** RESET_STACKS: every stack deleted, every group created. */
+function planReset(
+  existing: readonly Stack[],
+  listings: readonly Listing[],
+  { groups, options, members }: Planning,
+): Plan {
+  const index = new StackIndex(existing);
+  const labels = new Labels(groups, new Set(existing.flatMap(membersOf)), options.fileNames);
   return {
     actions: [
-      ...singles.map((stack) => deleteAction(stack, "single-asset-stack", labels, members)),
-      ...untargeted.map((stack) => deleteAction(stack, "not-in-target", labels, members)),
-      ...replaces.map(({ action, removedIds }): ReplaceAction => ({
-        ...action,
-        context: {
-          ...action.context,
-          removed: removedIds.map((id) => ({
-            ...labels.of(id),
-            reason: members.whyRemoved(id, labels),
-          })),
-        },
-      })),
-      ...updates,
-      ...grows.map((grow) =>
-        grow.assetIds[0] === grow.context.assets[0]?.id ? grow : {
-          ...grow,
-          context: {
-            ...grow.context,
-            assets: [labels.of(grow.assetIds[0]), ...grow.context.assets],
-          },
-        }
-      ),
-      ...creates,
+      ...existing.map((stack) => deleteAction(stack, "reset", labels, members)),
+      ...listings.map(({ group, assets }): CreateAction => {
+        const stackIds = index.touchedBy(assets).map((stack) => stack.id);
+        return {
+          kind: "create",
+          assetIds: idsOf(assets),
+          reason: "reset",
+          ...(stackIds.length > 0 ? { stackIds } : {}),
+          context: contextOf(group, assets),
+        };
+      }),
     ],
-    inSync,
-    needsReplace,
+    inSync: [],
+    needsReplace: [],
   };
 }
 
@@ -449,237 +315,4 @@ export function withFileNames(plan: Plan, fileNames: ReadonlyMap<string, string>
       return action;
     }),
   };
-}
-
-/** A group reduced to what a create may list. */
-interface Listing {
-  readonly group: PlanGroup;
-  readonly assets: readonly AssetLabel[];
-}
-
-/**
- * Each group's assets without trashed ones and without repeats, dropping groups left with
- * fewer than `least`: no create may list an asset twice (Immich folds the copies, which can make
- * a 1-asset stack) or list an asset in the trash. Exact targets may be single assets (the Immich
- * client makes a 1-asset stack on purpose), stacking groups may not.
- */
-function listingsOf(
-  groups: readonly PlanGroup[],
-  trashed: ReadonlySet<string>,
-  least: number,
-): Listing[] {
-  const listings: Listing[] = [];
-  for (const group of groups) {
-    const { assets } = group;
-    // Groups are small: a scan for repeats costs less than a set per group.
-    const clean = assets.every((asset, i) =>
-      !trashed.has(asset.id) && !assets.some((other, j) => j < i && other.id === asset.id)
-    );
-    const kept = clean
-      ? assets
-      : assets.filter((asset, i) =>
-        !trashed.has(asset.id) && assets.findIndex((other) => other.id === asset.id) === i
-      );
-    if (kept.length >= least) listings.push({ group, assets: kept });
-  }
-  return listings;
-}
-
-/** What the plan knows about stack members beyond their ids. */
-class Membership {
-  readonly trashed: ReadonlySet<string>;
-  readonly notFetched: ReadonlySet<string>;
-  readonly unseen: ReadonlySet<string>;
-
-  constructor(options: PlanOptions) {
-    this.trashed = options.trashed ?? NONE;
-    this.notFetched = options.notFetched ?? NONE;
-    this.unseen = options.unseenMembers ?? NONE;
-  }
-
-  /** A member grouping never judged: not fetched, or in the trash. */
-  isKept(assetId: string): boolean {
-    return this.notFetched.has(assetId) || this.trashed.has(assetId);
-  }
-
-  /** The number of the stack's members that grouping judged. */
-  fetchedCount(entry: Indexed): number {
-    entry.fetched ??= membersOf(entry.stack).filter((id) => !this.isKept(id)).length;
-    return entry.fetched;
-  }
-
-  /** Whether Immich's merge (a grow) could drop a member: one in the trash, or one unseen. */
-  mayLoseOnMerge(entry: Indexed): boolean {
-    return this.unseen.has(entry.stack.id) ||
-      membersOf(entry.stack).some((id) => this.trashed.has(id));
-  }
-
-  /** Exactly one member, counting those Immich hides, and none it may hide unseen. */
-  isSingle(stack: Stack): boolean {
-    return membersOf(stack).length === 1 && !this.unseen.has(stack.id);
-  }
-
-  previous(stack: Stack): PreviousStack {
-    const ground = groundOf(stack);
-    return { ...ground, trashedAssetIds: ground.assetIds.filter((id) => this.trashed.has(id)) };
-  }
-
-  whyRemoved(assetId: string, labels: Labels): RemovedAsset["reason"] {
-    if (this.trashed.has(assetId)) return "in-trash";
-    if (this.notFetched.has(assetId)) return "not-fetched";
-    return labels.isGrouped(assetId) ? "in-other-group" : "in-no-group";
-  }
-}
-
-/** A stack in the index with its number of distinct members, the primary included. */
-interface Indexed {
-  readonly stack: Stack;
-  size: number;
-  /** Members grouping judged, counted when first needed. */
-  fetched?: number;
-}
-
-/** Stacks by member, every member included (not only primaries), and stack sizes. */
-class StackIndex {
-  // Keyed by asset id strings only: 50 000 stacks are indexed on every pass, and keying maps
-  // by object identity is markedly slower in V8.
-  readonly #entryOf = new Map<string, Indexed>();
-  readonly #stacks: readonly Stack[];
-
-  constructor(stacks: readonly Stack[]) {
-    this.#stacks = stacks;
-    for (const stack of stacks) {
-      const entry: Indexed = { stack, size: 0 };
-      this.#add(entry, stack.primaryAssetId);
-      for (const assetId of stack.assetIds) this.#add(entry, assetId);
-    }
-  }
-
-  entryOf(assetId: string): Indexed | undefined {
-    return this.#entryOf.get(assetId);
-  }
-
-  /**
-   * The indexed stacks not in `touched` that hold an asset of `assets` (`"all"`: any stack), in
-   * the order given to the index.
-   */
-  untouched(touched: ReadonlySet<Indexed>, assets: ReadonlySet<string> | "all"): Stack[] {
-    const found = new Set<Stack>();
-    for (const [assetId, entry] of this.#entryOf) {
-      if (touched.has(entry) || found.has(entry.stack)) continue;
-      if (assets === "all" || assets.has(assetId)) found.add(entry.stack);
-    }
-    return this.#stacks.filter((stack) => found.has(stack));
-  }
-
-  /** The distinct stacks holding any of the assets, in the order first met. */
-  touchedBy(assets: readonly AssetLabel[]): Stack[] {
-    const touched = new Map<string, Stack>();
-    for (const asset of assets) {
-      const stack = this.#entryOf.get(asset.id)?.stack;
-      if (stack !== undefined) touched.set(stack.id, stack);
-    }
-    return [...touched.values()];
-  }
-
-  #add(entry: Indexed, assetId: string): void {
-    const holder = this.#entryOf.get(assetId);
-    if (holder === entry) return;
-    entry.size++;
-    // Immich keeps an asset in one stack; should a listing ever repeat one, the first wins,
-    // and the other stack then has a member outside every group: it is left alone.
-    if (holder === undefined) this.#entryOf.set(assetId, entry);
-  }
-}
-
-/**
- * The distinct members of a stack, primary first, its primary included even if the listing
- * left it out (a trashed primary).
- *
- * @param stack A stack as read.
- * @returns Its member ids.
- */
-export function membersOf(stack: Stack): string[] {
-  return [...new Set([stack.primaryAssetId, ...stack.assetIds])];
-}
-
-/** A stack as an action that changes it is planned on: its cover and every member. */
-function groundOf(stack: Stack): GroundStack {
-  return { id: stack.id, primaryAssetId: stack.primaryAssetId, assetIds: membersOf(stack) };
-}
-
-/** A replace whose display context still lacks the labels of the assets it removes. */
-interface PendingReplace {
-  readonly action: ReplaceAction;
-  readonly removedIds: readonly string[];
-}
-
-/** Members of the stacks a replace deletes that it does not list. */
-function removedBy(assetIds: readonly string[], touched: readonly Stack[]): string[] {
-  const listed = new Set(assetIds);
-  return touched.flatMap(membersOf).filter((assetId) => !listed.has(assetId));
-}
-
-function deleteAction(
-  stack: Stack,
-  reason: DeleteReason,
-  labels: Labels,
-  members: Membership,
-): DeleteAction {
-  const { assetIds, trashedAssetIds } = members.previous(stack);
-  return {
-    kind: "delete",
-    stackId: stack.id,
-    assetIds,
-    trashedAssetIds,
-    reason,
-    context: { assets: assetIds.map((id) => labels.of(id)) },
-  };
-}
-
-function idsOf(assets: readonly AssetLabel[]): string[] {
-  return assets.map((asset) => asset.id);
-}
-
-/** The listing's own label for one of its assets. */
-function labelIn(assets: readonly AssetLabel[], assetId: string): AssetLabel | undefined {
-  return assets.find((asset) => asset.id === assetId);
-}
-
-/** File names for display of the `wanted` assets, found in one scan of the groups. */
-class Labels {
-  readonly #grouped = new Map<string, AssetLabel>();
-  readonly #fileNames: ReadonlyMap<string, string>;
-
-  constructor(
-    groups: readonly PlanGroup[],
-    wanted: ReadonlySet<string>,
-    fileNames: ReadonlyMap<string, string> = new Map(),
-  ) {
-    this.#fileNames = fileNames;
-    if (wanted.size === 0) return;
-    for (const group of groups) {
-      for (const asset of group.assets) {
-        if (wanted.has(asset.id)) this.#grouped.set(asset.id, asset);
-      }
-    }
-  }
-
-  /** Whether a wanted asset belongs to some group. */
-  isGrouped(assetId: string): boolean {
-    return this.#grouped.has(assetId);
-  }
-
-  /** A wanted asset's label: its group's, else the caller's file name, else the id. */
-  of(assetId: string): AssetLabel {
-    return this.#grouped.get(assetId) ??
-      { id: assetId, originalFileName: this.#fileNames.get(assetId) ?? assetId };
-  }
-}
-
-/** What people see about a group's action: its key, its assets and the rule that made it. */
-function contextOf(group: PlanGroup, assets: readonly AssetLabel[]): ActionContext {
-  return group.label === undefined
-    ? { groupKey: group.key, assets }
-    : { groupKey: group.key, label: group.label, assets };
 }

@@ -347,11 +347,11 @@ class NameList {
 
   /** A group or stack: the first label is its parent. */
   group(labels: readonly AssetLabel[]): string {
-    return this.join(
-      labels.map((label, i) =>
-        i === 0 ? `${label.originalFileName} (parent)` : label.originalFileName
-      ),
+    // Only the names shown are made: a burst of hundreds logs five (every action logs one line).
+    const shown = labels.slice(0, this.#max).map((label, i) =>
+      i === 0 ? `${label.originalFileName} (parent)` : label.originalFileName
     );
+    return this.#finish(shown, labels.length);
   }
 
   plain(labels: readonly AssetLabel[]): string {
@@ -359,8 +359,11 @@ class NameList {
   }
 
   join(names: readonly string[]): string {
-    const shown = names.slice(0, this.#max);
-    const more = names.length - shown.length;
+    return this.#finish(names.slice(0, this.#max), names.length);
+  }
+
+  #finish(shown: readonly string[], total: number): string {
+    const more = total - shown.length;
     return more > 0 ? `${shown.join(", ")}, and ${more} more` : shown.join(", ");
   }
 }

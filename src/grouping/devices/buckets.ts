@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { bucketHash, type BucketHashes } from "../group.ts";
+import type { BucketHashes } from "../group.ts";
+import { bucketHashOf } from "../_hash.ts";
 
 /** What a bucket gathers. */
 export const BUCKET = {
@@ -110,7 +111,7 @@ export class Buckets {
     if (id === undefined) {
       id = this.#newBucket(kind, given);
       byKey.set(key, id);
-      this.#hashes?.push(bucketHash(`${kind}:${period}:${sub}:${key}`));
+      this.#hashes?.push(bucketHashOf(`${kind}:${period}:${sub}:`, key));
     }
     if (this.#entries === this.#next.length) {
       this.#bucketOf = grown(this.#bucketOf);
@@ -178,7 +179,7 @@ export class Buckets {
     return this.#bucketOf[this.#start[i] + k];
   }
 
-  /** The hashes of asset `i`'s buckets ({@linkcode bucketHash} of their signatures). */
+  /** The hashes of asset `i`'s buckets (`bucketHash` of their signatures, src/grouping/_hash.ts). */
   hashesOf(i: number): BucketHashes {
     const hashes = this.#hashes!;
     const from = this.#start[i];

@@ -212,8 +212,9 @@ function cut(name: string, mark: string, kind: DerivativeKind) {
 export function derivationOf(name: string, numbered: boolean): Derivation | undefined {
   let base = name;
   let kind: DerivativeKind | undefined;
-  const marks: string[] = [];
-  const kinds: DerivativeKind[] = [];
+  // Made at the first mark: most names have none.
+  let marks: string[] | undefined;
+  let kinds: DerivativeKind[] | undefined;
   // One number mark at most: `…_10_15_32` is a time, not three versions.
   let allowNumbers = numbered;
   for (
@@ -225,11 +226,11 @@ export function derivationOf(name: string, numbered: boolean): Derivation | unde
     if (mark.base.length < 2) break;
     if (/^[-_]\d/.test(mark.mark)) allowNumbers = false;
     base = mark.base;
-    marks.push(mark.mark);
-    kinds.push(mark.kind);
+    (marks ??= []).push(mark.mark);
+    (kinds ??= []).push(mark.kind);
     kind = strongest(kind, mark.kind);
   }
-  return kind === undefined ? undefined : { base, kind, marks, kinds };
+  return kind === undefined ? undefined : { base, kind, marks: marks!, kinds: kinds! };
 }
 
 /**

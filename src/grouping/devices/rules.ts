@@ -18,7 +18,7 @@
 import type { Asset, Group } from "../../model.ts";
 import { parseTime } from "../_extract.ts";
 import { Forest } from "../_forest.ts";
-import { compare, type GroupingResult } from "../group.ts";
+import { type BucketHashes, compare, type GroupingResult } from "../group.ts";
 import { BUCKET, Buckets } from "./buckets.ts";
 import { describeGroup, preferredOf } from "./labels.ts";
 import {
@@ -154,10 +154,15 @@ export function groupByDevices(
   return {
     groups: collect(facts, forest, links, buckets),
     skipped: skipped.sort((a, b) => compare(a.asset.id, b.asset.id)),
-    ...(options.buckets
-      ? { buckets: Array.from({ length: n }, (_, i) => buckets.hashesOf(i)) }
-      : {}),
+    ...(options.buckets ? { buckets: hashesOf(buckets, n) } : {}),
   };
+}
+
+/** Each asset's bucket hashes, by index. */
+function hashesOf(buckets: Buckets, n: number): BucketHashes[] {
+  const hashes: BucketHashes[] = [];
+  for (let i = 0; i < n; i++) hashes.push(buckets.hashesOf(i));
+  return hashes;
 }
 
 /** Small numbers for each camera and lens met, so that bucket keys stay short. */
