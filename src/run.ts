@@ -18,32 +18,18 @@ import { readPassInput } from "./reading/choose.ts";
 import type { PassInput, ReadingOptions } from "./reading/input.ts";
 import { libraryQueryOf, type QuerySettings } from "./reading/query.ts";
 import { type PassCache, warnCacheUnwritten } from "./state/cache_recorder.ts";
-import { mergeEntries, placeEntries } from "./incremental/entries.ts";
-import type { Outcome, Plan, Stack, TrashPlan, User } from "./model.ts";
+import type { Outcome, Plan, TrashPlan, User } from "./model.ts";
 import { type ApplyOptions, applyPlan, type StackWriter } from "./reconcile/apply.ts";
 import type { GroundRules } from "./reconcile/ground.ts";
 import { namedAfter } from "./reconcile/left_alone.ts";
-import { planWithUnlisted } from "./reconcile/unlisted.ts";
-import {
-  hasChanges,
-  type PlanOptions,
-  planStacks,
-  unnamedAssets,
-  withFileNames,
-} from "./reconcile/plan.ts";
-import { stackMembers } from "./reconcile/plan_index.ts";
-import {
-  type DeletionLimit,
-  exceedsLimit,
-  SHARE_FLOOR,
-  stacksDeleted,
-} from "./reconcile/deletions.ts";
+import type { PlanOptions } from "./reconcile/plan.ts";
+import { hasChanges } from "./reconcile/plan_count.ts";
 import { fileList, nameList, plural, renderPlan, summarizePlan } from "./reconcile/render.ts";
 import type { RunJournal } from "./state/folder.ts";
 import type { ConflictMemory } from "./state/named.ts";
 import { journalWrites, type StacksAsRead, type UserJournal } from "./state/journal.ts";
 import { type HeldLock, LockedError, type UserLocks } from "./state/lock.ts";
-import { applyTrash, type TrashOutcome, type TrashWriter } from "./trash/apply.ts";
+import type { TrashOutcome, TrashWriter } from "./trash/apply.ts";
 import { startApplying, watchSearch } from "./progress/hooks.ts";
 import { NO_PROGRESS, type Progress } from "./progress/show.ts";
 
@@ -224,7 +210,7 @@ export function groupingWork(
 }
 
 /** The settings that shape a plan beyond its groups, and how many deletions it may make. */
-type Planning =
+export type Planning =
   & Pick<PlanOptions, "replaceStacks" | "removeSingleAssetStacks" | "resetStacks">
   & Pick<Settings, "maxStackDeletions">;
 
@@ -235,7 +221,7 @@ async function prepare(
   planning: Planning,
   userLog: Logger,
 ): Promise<Prepared> {
-  const { maxStackDeletions, ...rules } = planning;
+  const { maxStackDeletions: _, ...rules } = planning;
   if ("reused" in input) {
     return {
       plan: input.reused,
@@ -245,124 +231,9 @@ async function prepare(
       ground: rules,
     };
   }
-  const { assets, stacks, groups, trashed } = input;
-  let computeMs = input.computeMs;
-  const timed = <T>(step: () => T): T => {
-    const started = performance.now();
-    const result = step();
-    computeMs += performance.now() - started;
-    return result;
-  };
-  const members = stackMembers(stacks, assets);
-  const options: PlanOptions = {
-    ...rules,
-    fileNames: members.fileNames,
-    notFetched: members.notFetched,
-    trashed,
-  };
-  // Members Immich does not list matter only to deletes, grows and replaces: looked up for such
-  // a plan alone, so a pass with nothing to change costs no extra request.
-  const { rest } = input;
-  const found = await planWithUnlisted(client, timed(() => planStacks(stacks, groups, options)), {
-    stacks,
-    sets: { ...members, trashed },
-    plan: (listed, extra) => timed(() => planStacks(listed, groups, { ...options, ...extra })),
-    log: userLog,
-    ...(rest === undefined ? {} : { others: () => rest.otherStacks() }),
-    ...(input.known === undefined ? {} : { known: input.known }),
-  });
-  let { plan } = found;
-  const planned = found.stacks;
-  // Members the pass did not fetch are named by id; a few lookups give their file names.
-  const unnamed = unnamedAssets(plan).slice(0, MAX_NAME_LOOKUPS);
-  if (unnamed.length > 0) plan = withFileNames(plan, await client.fileNames(unnamed));
-  // An incremental pass planned its dirty region: the rest of the plan is the last one's. The
-  // entries' places serve only the merge and the cache: a dry full pass makes none.
-  const entries = rest !== undefined || input.cache !== undefined
-    ? placeEntries(plan, groups, planned, found.volatile)
-    : undefined;
-  const whole = rest === undefined || entries === undefined
-    ? { plan, entries }
-    : mergeEntries(plan, entries, rest.kept, rest.dirty);
-  const groupCount = rest?.groups ?? groups.length;
-  // Before the cache records the plan and before any write: a pass past the limit does nothing.
-  if (!planning.resetStacks) {
-    checkDeletions(whole.plan, maxStackDeletions, {
-      user: user.name,
-      stacks: () => stacks.length + (rest?.otherStacks().length ?? 0),
-    });
-  }
-
-  if (groupCount === 0) {
-    userLog.info("No assets grouped", { assets: assets.length });
-  }
-  userLog.debug("Computed {groups} groups and the plan in {ms} ms", {
-    groups: groupCount,
-    ms: Math.round(computeMs),
-  });
-  releaseMemory();
-  // After the collection: a full pass's cache body leaves its garbage beside what planning kept,
-  // not beside planning's own garbage too (the peak of a full pass).
-  if (whole.entries !== undefined) {
-    await input.cache?.planned(whole.entries, whole.plan, found.lookups);
-  }
-  const marks = { trashed, unlisted: unlisted(stacks, planned) };
-  return {
-    plan: whole.plan,
-    skippedAssets: input.skippedAssets,
-    stacks: {
-      stacks: planned,
-      fileNames: members.fileNames,
-      ...marks,
-      ...(rest === undefined ? {} : { records: () => rest.records(marks) }),
-    },
-    ...(input.cache === undefined ? {} : { cache: input.cache }),
-    ground: {
-      ...rules,
-      notFetched: members.notFetched,
-      trashed,
-      unlisted: marks.unlisted,
-      ...(found.unseenMembers === undefined ? {} : { unseenMembers: found.unseenMembers }),
-    },
-  };
-}
-
-/**
- * Stops a user whose plan deletes more stacks than MAX_STACK_DELETIONS allows (a dry run and
- * `plan` too, so that they show what the run would do). RESET_STACKS, `--force` and a plan file
- * being applied are consent: they lift the limit.
- *
- * @param plan The user's whole plan.
- * @param limit MAX_STACK_DELETIONS.
- * @param about The user's name, and how many stacks the user has (counted only when needed: an
- *   incremental pass lists the stacks outside its region for it).
- * @throws {RangeError} When the plan deletes too many: the one line that skips the user.
- */
-function checkDeletions(
-  plan: Plan,
-  limit: DeletionLimit,
-  about: { readonly user: string; readonly stacks: () => number },
-): void {
-  const deleted = stacksDeleted(plan);
-  // A user has at least the stacks the plan deletes: most passes need not count them.
-  if (!exceedsLimit(deleted, deleted, limit)) return;
-  const stacks = about.stacks();
-  if (!exceedsLimit(deleted, stacks, limit)) return;
-  const allows = "count" in limit
-    ? plural(limit.count, "stack")
-    : `${limit.percent} % of them, and at least ${SHARE_FLOOR}`;
-  throw new RangeError(
-    `Cannot delete ${deleted} of the ${plural(stacks, "stack")} of ${about.user} as ` +
-      `MAX_STACK_DELETIONS allows ${allows}: check them with stacksync plan --force --html ` +
-      "plan.html, then run with --force, or raise MAX_STACK_DELETIONS",
-  );
-}
-
-/** Members of `planned` that `listed` does not have: those the pass looked up. */
-function unlisted(listed: readonly Stack[], planned: readonly Stack[]): Set<string> {
-  if (listed === planned) return new Set();
-  const seen = new Set(listed.flatMap((stack) => [stack.primaryAssetId, ...stack.assetIds]));
-  return new Set(planned.flatMap((stack) => stack.assetIds).filter((id) => !seen.has(id)));
+  // Planning is loaded by a pass that plans: a pass that reuses the last plan loads none of it.
+  const { planPass } = await import("./run_plan.ts");
+  return await planPass(input, { client, user, planning, userLog });
 }
 
 /**
@@ -515,10 +386,13 @@ async function processUser(
     startApplying(progress, { user, plan, trash, dryRun: settings.dryRun });
     const outcomes = await applyPlan(plan, writer, applying);
     await options.named?.remember(me.id, namedAfter(plan.needsReplace));
-    const trashOutcomes = trash === undefined ? [] : await applyTrash(trash, writer, {
-      ...applying,
-      logger: getLogger(["stacksync", "trash"]).with({ user }),
-    });
+    // Loaded only by a pass with a trash plan (fix-trash, undo).
+    const trashOutcomes = trash === undefined
+      ? []
+      : await (await import("./trash/apply.ts")).applyTrash(trash, writer, {
+        ...applying,
+        logger: getLogger(["stacksync", "trash"]).with({ user }),
+      });
     progress.end();
     options.observe?.({ user, plan, outcomes });
     const extra = reportExtra?.(outcomes, userLog) ?? { changedSince: 0 };

@@ -12,8 +12,7 @@ import type { UnlistedMemberSearch } from "../api/unlisted_members.ts";
 import type { Settings } from "../config.ts";
 import type { Outcome, Plan, Stack } from "../model.ts";
 import type { GroundRules } from "../reconcile/ground.ts";
-import { type PlanGroup, type PlanOptions, planStacks } from "../reconcile/plan.ts";
-import { planWithUnlisted } from "../reconcile/unlisted.ts";
+import type { PlanGroup, PlanOptions } from "../reconcile/plan.ts";
 import { passSucceeded, type UserReport } from "../run.ts";
 import { displayUrl } from "../shown_url.ts";
 import { delay } from "../api/delay.ts";
@@ -68,6 +67,9 @@ export async function planTargets(
   options: Pick<PlanOptions, "exactFor"> & { readonly fileNames: Map<string, string> },
   log: Logger,
 ): Promise<PlannedTargets> {
+  // Planning is loaded by the commands that plan, not by every command that uses these helpers.
+  const { planStacks } = await import("../reconcile/plan.ts");
+  const { planWithUnlisted } = await import("../reconcile/unlisted.ts");
   const wanted = new Set(groups.flatMap((group) => group.assets.map((asset) => asset.id)));
   const trashed = new Set<string>();
   const inTrash = new Map<string, string[]>();

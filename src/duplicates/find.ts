@@ -13,7 +13,7 @@
  */
 import type { Asset } from "../model.ts";
 import { parseTime } from "../grouping/_extract.ts";
-import { compare } from "../grouping/group.ts";
+import { compare } from "../grouping/compare.ts";
 
 /** One photo of a duplicate group. */
 export interface DuplicatePhoto {

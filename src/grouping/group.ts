@@ -21,8 +21,10 @@ import { groupByDevices } from "./devices/rules.ts";
 import { immichStackTime, parseTime, textValue, type ValueFailure } from "./_extract.ts";
 import { Forest } from "./_forest.ts";
 import { bucketHash } from "./_hash.ts";
+import { compare } from "./compare.ts";
 
 export { bucketHash } from "./_hash.ts";
+export { compare } from "./compare.ts";
 
 /** Groups and the assets left out, both in a deterministic order. */
 export interface GroupingResult {
@@ -355,23 +357,4 @@ function collectGroups(
     assets: membersOf[root].sort((a, b) => compare(a.id, b.id)),
   }));
   return groups.sort((a, b) => compare(a.key, b.key) || compare(a.assets[0].id, b.assets[0].id));
-}
-
-/**
- * Code-unit order of two strings: the same on every machine and locale.
- *
- * @param a A string.
- * @param b Another string.
- * @returns Negative when `a` comes first, positive when `b` does, 0 when they are equal.
- *
- * @example Usage
- * ```ts
- * import assert from "node:assert/strict";
- * import { compare } from "./group.ts";
- *
- * assert.deepEqual(["b", "B", "a"].sort(compare), ["B", "a", "b"]);
- * ```
- */
-export function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { idOf, type Library, REMOVED, scopesOf } from "./library.ts";
 
 /** An order-independent summary of a set of (asset id, `updatedAt`) pairs. */
 export interface Digest {
@@ -66,29 +65,4 @@ export class DigestBuilder {
     };
     return this.#count === 0 ? digest : { ...digest, newest: this.#newest };
   }
-}
-
-/**
- * The (id, `updatedAt`) pairs a search for changes at or after `since` finds again when
- * nothing changed: every known asset (the user's, others', those seen out of the searches)
- * changed at or after it.
- *
- * @param library The library.
- * @param since ms since the epoch.
- * @param searches The number of searches of the pass, to count the pairs each finds.
- * @returns Their digest.
- */
-export function recentDigest(library: Library, since: number, searches?: number): Digest {
-  const digest = new DigestBuilder(searches);
-  for (let row = 0; row < library.rows; row++) {
-    const updatedAt = library.updatedAt[row];
-    if (library.flags[row] !== REMOVED && updatedAt >= since) {
-      digest.add(idOf(library, row), updatedAt, scopesOf(library.flags[row]));
-    }
-  }
-  for (const [id, other] of library.others) {
-    if (other.updatedAt >= since) digest.add(id, other.updatedAt, other.scopes);
-  }
-  for (const [id, updatedAt] of library.seen) if (updatedAt >= since) digest.add(id, updatedAt);
-  return digest.build();
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Group, InSyncStack, NeedsReplace, Plan, Stack } from "../model.ts";
-import { compare } from "../grouping/group.ts";
+import { compare } from "../grouping/compare.ts";
 
 /** An entry with its group's place: grouping orders groups by key, then by smallest asset id. */
 export interface Placed {

@@ -19,11 +19,13 @@
  * @module
  */
 import type { Asset, SkipReason, Stack } from "../model.ts";
-import { type BucketHashes, compare } from "../grouping/group.ts";
+import { compare } from "../grouping/compare.ts";
+import type { BucketHashes } from "../grouping/group.ts";
 import { Groups } from "./group_pool.ts";
 import { grown, IdList } from "./ids.ts";
 import { OtherTable } from "./other_table.ts";
 import { StackTable } from "./stack_table.ts";
+import { type Digest, DigestBuilder } from "./digest.ts";
 
 export { applyWrites, type CacheWrite } from "./cache_writes.ts";
 export {
@@ -33,7 +35,7 @@ export {
   mergeChanges,
   type MergedChanges,
 } from "./changes.ts";
-export { type Digest, DigestBuilder, recentDigest } from "./digest.ts";
+export { type Digest, DigestBuilder } from "./digest.ts";
 export { Groups } from "./group_pool.ts";
 export { OtherTable } from "./other_table.ts";
 export { type Region, regionOf, rowsInBuckets } from "./region.ts";
@@ -384,4 +386,29 @@ export function skippedCounts(library: Library): Record<string, number> {
   const counts: Record<string, number> = invalid > 0 ? { "invalid-data": invalid } : {};
   for (const { reason } of skipped) counts[reason] = (counts[reason] ?? 0) + 1;
   return counts;
+}
+
+/**
+ * The (id, `updatedAt`) pairs a search for changes at or after `since` finds again when
+ * nothing changed: every known asset (the user's, others', those seen out of the searches)
+ * changed at or after it.
+ *
+ * @param library The library.
+ * @param since ms since the epoch.
+ * @param searches The number of searches of the pass, to count the pairs each finds.
+ * @returns Their digest.
+ */
+export function recentDigest(library: Library, since: number, searches?: number): Digest {
+  const digest = new DigestBuilder(searches);
+  for (let row = 0; row < library.rows; row++) {
+    const updatedAt = library.updatedAt[row];
+    if (library.flags[row] !== REMOVED && updatedAt >= since) {
+      digest.add(idOf(library, row), updatedAt, scopesOf(library.flags[row]));
+    }
+  }
+  for (const [id, other] of library.others) {
+    if (other.updatedAt >= since) digest.add(id, other.updatedAt, other.scopes);
+  }
+  for (const [id, updatedAt] of library.seen) if (updatedAt >= since) digest.add(id, updatedAt);
+  return digest.build();
 }

@@ -24,7 +24,6 @@ import {
 } from "../state/cache.ts";
 import { CacheLoss } from "../state/cache_recorder.ts";
 import { UnlistedFile } from "../state/cache_unlisted.ts";
-import { fullRead } from "./full.ts";
 import { incrementalRead } from "./incremental.ts";
 import { type PassInput, PassMemory, type Reading, type ReadingOptions } from "./input.ts";
 import { type LibraryQuery, shapingWith } from "./query.ts";
@@ -80,7 +79,10 @@ export async function readPassInput(
   const read = decision.kind === "full"
     ? decision.reason
     : await incrementalRead(reading, decision.since, decision.header);
-  const input = typeof read === "string" ? await fullRead(reading, read) : read;
+  // The full read is loaded by a full pass only (docs/architecture.md, "Start-up").
+  const input = typeof read === "string"
+    ? await (await import("./full.ts")).fullRead(reading, read)
+    : read;
   const { header } = decision;
   if ("reused" in input || files === undefined || header?.sums.unlisted === undefined) {
     return input;

@@ -22,7 +22,7 @@ import type {
 } from "../model.ts";
 import { errorText, properties } from "./action_lines.ts";
 import type { ApplyOptions, StackWriter } from "./apply.ts";
-import { judge, type Judged } from "./fresh.ts";
+import type { Judged } from "./fresh.ts";
 import { pacer } from "./lanes.ts";
 import { writeMessage } from "./render.ts";
 
@@ -90,8 +90,10 @@ export class ApplyState {
     return this.stopped ? "aborted" : undefined;
   }
 
-  /** {@linkcode judge}, noting a refused key: no further write is sent. */
+  /** `judge` of src/reconcile/fresh.ts, noting a refused key: no further write is sent. */
   async judge(action: Action): Promise<Judged> {
+    // Loaded by the first action judged: a pass with nothing to write loads no ground rules.
+    const { judge } = await import("./fresh.ts");
     const judged = await judge(action, this.options.ground, {
       logger: this.logger,
       signal: this.options.signal,

@@ -8,7 +8,6 @@ import { literal } from "../log.ts";
 import type { Outcome, Plan } from "../model.ts";
 import { lineProperties, properties } from "./action_lines.ts";
 import type { ApplyOptions } from "./apply.ts";
-import { judge } from "./fresh.ts";
 import { unfetchedMessage, writeMessage } from "./render.ts";
 
 /**
@@ -22,6 +21,8 @@ export async function dryRun(
 ): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   let denied: string | undefined;
+  // Loaded only by a dry run: a real pass with nothing to write loads no ground rules.
+  const { judge } = await import("./fresh.ts");
   for (const action of plan.actions) {
     if (denied !== undefined) {
       outcomes.push({ action, status: "skipped", because: "access-denied" });

@@ -8,7 +8,7 @@
 
 import type { Action, AssetLabel, NeedsReplace, Plan, RemovedAsset } from "../model.ts";
 import type { StackMove } from "./ground.ts";
-import { countPlan } from "./plan.ts";
+import { countPlan } from "./plan_count.ts";
 
 /** Options for {@linkcode writeMessage}. */
 export interface WriteMessageOptions {

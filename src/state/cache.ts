@@ -27,8 +27,8 @@ import { z } from "zod";
 import { type FileSum, fileSumSchema } from "./_checksum.ts";
 import { crc32 } from "./_crc32.ts";
 import type { Sectioned } from "./_cache_text.ts";
-import { compare } from "../grouping/group.ts";
-import { type Digest, DigestBuilder } from "../incremental/library.ts";
+import { compare } from "../grouping/compare.ts";
+import { type Digest, DigestBuilder } from "../incremental/digest.ts";
 import { FOLDER_MODE, openPrivate } from "../private_files.ts";
 import { writeAll } from "../write_all.ts";
 

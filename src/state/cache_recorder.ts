@@ -20,7 +20,7 @@ import {
   pruneCache,
   writeCacheHeader,
 } from "./cache.ts";
-import { type BodyRows, writeFullBody } from "./cache_full_body.ts";
+import type { BodyRows } from "./cache_full_body.ts";
 import { DeltaWriter } from "./cache_delta.ts";
 import { writeStoredPlan } from "./cache_plan.ts";
 import { UnlistedFile } from "./cache_unlisted.ts";
@@ -327,6 +327,8 @@ export class CacheRecorder implements PassCache {
     if (body === undefined || loss.lost) return;
     const planned = this.#planned;
     try {
+      // Loaded by a full pass only: a pass that reuses or merges the cache loads no body writer.
+      const { writeFullBody } = await import("./cache_full_body.ts");
       const written = await writeFullBody(files, planned.generation, body, planned.recent.since);
       this.#planned = { ...planned, ...written, sums: { body: written.sum } };
     } catch (error) {
