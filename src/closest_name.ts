@@ -10,20 +10,50 @@ function normalize(name: string): string {
   return name.toUpperCase().replace(/[-. ]/g, "_");
 }
 
-/** Edit distance counting an insertion, deletion, substitution or swap of neighbours as 1. */
+/**
+ * Edit distance counting an insertion, deletion, substitution or swap of neighbours as 1, in three
+ * rows of numbers: every start compares each environment variable with every setting.
+ */
 function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0][j] = j;
+  let before = new Int32Array(b.length + 1);
+  let previous = new Int32Array(b.length + 1);
+  let row = new Int32Array(b.length + 1);
+  for (let j = 0; j <= b.length; j++) previous[j] = j;
   for (let i = 1; i <= a.length; i++) {
+    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
+      let distance = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
+        distance = Math.min(distance, before[j - 2] + 1);
       }
+      row[j] = distance;
     }
+    [before, previous, row] = [previous, row, before];
   }
-  return rows[a.length][b.length];
+  return previous[b.length];
+}
+
+/** A known name as compared: normalized, and without its separators. */
+interface Compared {
+  readonly name: string;
+  readonly target: string;
+  readonly bare: string;
+}
+
+const COMPARED = new WeakMap<readonly string[], readonly Compared[]>();
+
+/** The known names as compared, made once per list (the settings' names, at every start). */
+function compared(known: readonly string[]): readonly Compared[] {
+  let list = COMPARED.get(known);
+  if (list === undefined) {
+    list = known.map((name) => {
+      const target = normalize(name);
+      return { name, target, bare: target.replaceAll("_", "") };
+    });
+    COMPARED.set(known, list);
+  }
+  return list;
 }
 
 /**
@@ -53,9 +83,8 @@ export function closestName(typed: string, known: readonly string[]): string | u
   const word = normalize(typed);
   const bare = word.replaceAll("_", "");
   let best: { name: string; distance: number } | undefined;
-  for (const name of known) {
-    const target = normalize(name);
-    if (target === word || target.replaceAll("_", "") === bare) return name;
+  for (const { name, target, bare: targetBare } of compared(known)) {
+    if (target === word || targetBare === bare) return name;
     const allowed = Math.max(1, Math.floor(target.length / 6));
     // The distance is at least the difference in length: most names need no table at all.
     if (Math.abs(word.length - target.length) > allowed) continue;
@@ -91,9 +120,8 @@ export function closestName(typed: string, known: readonly string[]): string | u
  */
 export function slipOf(typed: string, known: readonly string[]): string | undefined {
   if (known.includes(typed)) return undefined;
-  const bare = (name: string) => normalize(name).replaceAll("_", "");
-  const word = bare(typed);
-  return known.find((name) => isSlip(word, bare(name)));
+  const word = normalize(typed).replaceAll("_", "");
+  return compared(known).find((known) => isSlip(word, known.bare))?.name;
 }
 
 /** Equal, or one letter added, left out or swapped with its neighbour. */
