@@ -82,6 +82,8 @@ Deno.test("main.ts under 5xx, dropped connections and 429 reaches a clean run's 
     LOG_FORMAT: "json",
     CRITERIA,
     REPLACE_STACKS: "true",
+    // One write at a time: the fault plan below counts a route's attempts in the order sent.
+    STACK_CONCURRENCY: "1",
   });
 
   const cleanRun = await run(runEnv(clean, reference.key));
@@ -144,7 +146,8 @@ Deno.test("main.ts counts a create that keeps failing and still makes the other 
   // The first create of the run meets all four attempts (one try and three retries) failing.
   library.server.setFaults({ routes: { "POST /stacks": { status: 500, times: 4 } } });
 
-  const result = await run(env(library));
+  // One write at a time, so that the four failures are one create's four attempts.
+  const result = await run({ ...env(library), STACK_CONCURRENCY: "1" });
   assert.equal(result.code, 1);
   const posts = library.server.requests.filter((r) => r.method === "POST" && r.path === "/stacks");
   assert.deepEqual(posts.map((r) => r.status), [500, 500, 500, 500, ...Array(6).fill(201)]);

@@ -47,7 +47,7 @@ Deno.test("main.ts undo restores every change a run killed with SIGKILL had made
       REMOVE_SINGLE_ASSET_STACKS: String(point % 2 === 0),
     };
     // Killed at the plan line (the journal may not exist yet), or after a random number of
-    // writes (one may be in flight), or at the last one.
+    // writes (up to STACK_CONCURRENCY's default of 4 may be in flight), or at the last one.
     const after = point === 0 ? 0 : Math.floor(seededRandom(point)() * 110) + point;
     const run = await spawnCli({ env });
     let seen = 0;
@@ -78,6 +78,9 @@ Deno.test("main.ts undo restores every change a run killed with SIGKILL had made
     if (point > 0) assert.match(rows[0], / no +yes, by \d{8}-\d{6}-\d{3} +until /, runs.stdout);
     return rows[0] ?? "";
   }, { limit: 2 });
-  // Some kills caught a write in flight: its outcome is unknown, and the undo coped.
-  assert.ok(killed.some((row) => /\(1 unknown\)/.test(row)), killed.join("\n"));
+  // Some kills caught writes in flight, at most the 4 lanes' worth: their outcome is unknown, and
+  // the undo coped.
+  const unknown = killed.map((row) => Number(/\((\d+) unknown\)/.exec(row)?.[1] ?? 0));
+  assert.ok(unknown.some((count) => count > 0), killed.join("\n"));
+  assert.ok(unknown.every((count) => count <= 4), killed.join("\n"));
 });
