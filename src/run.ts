@@ -258,6 +258,114 @@ const SKIP_WORDS: Readonly<Record<string, string>> = {
 /** Actions not sent as the stack, read again, needs no write or is left alone by the rules. */
 const SETTLED: ReadonlySet<string> = new Set(["dry-run", "in-sync", "needs-replace"]);
 
+/** How a user's plan is applied: the pass's settings, its signals and the fresh ground. */
+function applyingOptions(
+  settings: PassSettings,
+  options: RunOptions,
+  user: {
+    readonly user: string;
+    /** Aborts when the journal cannot be written. */
+    readonly stop: AbortSignal;
+    /** Whether the writes are journaled, so that undo can put them back. */
+    readonly recorded: boolean;
+    readonly ground: {
+      readonly rules: GroundRules;
+      readonly client: ImmichClient;
+      readonly cache: PassCache | undefined;
+    };
+    readonly named?: ApplyOptions["namedConflicts"];
+  },
+): ApplyOptions {
+  const { client, cache } = user.ground;
+  const progress = options.progress ?? NO_PROGRESS;
+  let actions = 0;
+  return {
+    dryRun: settings.dryRun,
+    signal: options.signal === undefined ? user.stop : AbortSignal.any([options.signal, user.stop]),
+    logger: getLogger(["stacksync", "reconcile"]).with({ user: user.user }),
+    afterAction: () => {
+      progress.advance(1);
+      if (++actions % ACTIONS_PER_RELEASE === 0) releaseMemory();
+    },
+    concurrency: settings.stackConcurrency,
+    pauseMs: settings.preventSelfRekt ? SELF_REKT_PAUSE_MS : 0,
+    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+    ...(user.recorded ? { recovery: "stacksync undo puts it back" } : {}),
+    ground: {
+      rules: user.ground.rules,
+      read: async (stackId) => {
+        const stack = await client.getStack(stackId);
+        if (!settings.dryRun) await cache?.reread(stackId, stack);
+        return stack;
+      },
+    },
+    ...(user.named === undefined ? {} : { namedConflicts: user.named }),
+  };
+}
+
+/** A user's report: stopped at the first write the key may not make, else done. */
+function reportOf(
+  user: string,
+  pass: {
+    readonly outcomes: readonly (Outcome | TrashOutcome)[];
+    readonly counts: UserReport["counts"];
+    readonly skippedAssets: UserReport["skippedAssets"];
+  },
+): UserReport {
+  const denied = pass.outcomes.find((outcome) =>
+    outcome.status === "failed" && outcome.accessDenied === true
+  );
+  return {
+    user,
+    status: denied === undefined ? "done" : "stopped",
+    ...(denied?.status === "failed" ? { error: denied.error } : {}),
+    counts: pass.counts,
+    skippedAssets: pass.skippedAssets,
+  };
+}
+
+/** The user's summary line: an error when stopped, a warning when something is left. */
+function logSummary(report: UserReport, summary: string, userLog: Logger): void {
+  if (report.status === "stopped") userLog.error(literal(summary));
+  else if (!passSucceeded([report])) userLog.warn(literal(summary));
+  else userLog.info(literal(summary));
+}
+
+/**
+ * The report of a user whose pass stopped before applying: by the shutdown signal (nothing was
+ * written: applyPlan records each write's failure itself), or by an error that costs only this
+ * user. API errors name endpoint, status, server message and correlation id, never the key.
+ */
+function skippedUser(user: string, error: unknown, signal: AbortSignal | undefined): UserReport {
+  if (signal?.aborted && error === signal.reason) {
+    logger.warn(
+      "Stopped {user} by the shutdown signal before any change: " +
+        "nothing was written for this user",
+      { user },
+    );
+    return { user, status: "failed", error: SKIP_WORDS.aborted, counts: ZERO, skippedAssets: {} };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  logger.error("Skipping {user}: {error}", { user, error: message });
+  if (!(error instanceof ApiError)) logger.debug("{stack}", { stack: (error as Error).stack });
+  return { user, status: "failed", error: message, counts: ZERO, skippedAssets: {} };
+}
+
+/** The plan as the user's log states it: each action at debug, then the summary lines. */
+function logPlanned(
+  prepared: Pick<Prepared, "plan" | "trash" | "trashSummary">,
+  userLog: Logger,
+): void {
+  const { plan, trash } = prepared;
+  // The whole plan is one line per action: built only when debug shows it.
+  if (userLog.isEnabledFor("debug")) {
+    for (const line of renderPlan(plan).slice(0, -1)) userLog.debug(literal(line));
+  }
+  // A pass that only moves photos to or from the trash has no stacks to state.
+  if (trash === undefined || hasChanges(plan)) userLog.info(literal(summarizePlan(plan)));
+  if (prepared.trashSummary !== undefined) userLog.info(literal(prepared.trashSummary));
+}
+
 /**
  * Lists after the summary what the pass left for the next run, so the failures need not be
  * searched for in a long log. Each line says what became of the stacks involved: a stack a
@@ -340,13 +448,7 @@ async function processUser(
       userLog,
     );
     const { plan, trash, report: reportExtra, skippedAssets, cache, ground } = prepared;
-    // The whole plan is one line per action: built only when debug shows it.
-    if (userLog.isEnabledFor("debug")) {
-      for (const line of renderPlan(plan).slice(0, -1)) userLog.debug(literal(line));
-    }
-    // A pass that only moves photos to or from the trash has no stacks to state.
-    if (trash === undefined || hasChanges(plan)) userLog.info(literal(summarizePlan(plan)));
-    if (prepared.trashSummary !== undefined) userLog.info(literal(prepared.trashSummary));
+    logPlanned(prepared, userLog);
 
     // A journal that cannot be written stops the user's pass: no write goes unrecorded.
     const stop = new AbortController();
@@ -358,31 +460,13 @@ async function processUser(
       writer = journalWrites(answering, journal, { onFailure: (error) => stop.abort(error) });
     }
     prepared = undefined;
-    let actions = 0;
-    const applying: ApplyOptions = {
-      dryRun: settings.dryRun,
-      signal: options.signal === undefined
-        ? stop.signal
-        : AbortSignal.any([options.signal, stop.signal]),
-      logger: getLogger(["stacksync", "reconcile"]).with({ user }),
-      afterAction: () => {
-        progress.advance(1);
-        if (++actions % ACTIONS_PER_RELEASE === 0) releaseMemory();
-      },
-      concurrency: settings.stackConcurrency,
-      pauseMs: settings.preventSelfRekt ? SELF_REKT_PAUSE_MS : 0,
-      ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
-      ...(journal === undefined ? {} : { recovery: "stacksync undo puts it back" }),
-      ground: {
-        rules: ground,
-        read: async (stackId) => {
-          const stack = await client.getStack(stackId);
-          if (!settings.dryRun) await cache?.reread(stackId, stack);
-          return stack;
-        },
-      },
-      ...(options.named === undefined ? {} : { namedConflicts: await options.named.named(me.id) }),
-    };
+    const applying = applyingOptions(settings, options, {
+      user,
+      stop: stop.signal,
+      recorded: journal !== undefined,
+      ground: { rules: ground, client, cache },
+      ...(options.named === undefined ? {} : { named: await options.named.named(me.id) }),
+    });
     startApplying(progress, { user, plan, trash, dryRun: settings.dryRun });
     const outcomes = await applyPlan(plan, writer, applying);
     await options.named?.remember(me.id, namedAfter(plan.needsReplace));
@@ -395,26 +479,17 @@ async function processUser(
       });
     progress.end();
     options.observe?.({ user, plan, outcomes });
-    const extra = reportExtra?.(outcomes, userLog) ?? { changedSince: 0 };
     const counts = {
       ...addTrashOutcomes(countOutcomes(plan, outcomes, settings.dryRun), trashOutcomes),
-      ...extra,
+      ...reportExtra?.(outcomes, userLog) ?? { changedSince: 0 },
     };
     await journal?.close({ changedSince: counts.changedSince, notDone: counts.notDone });
-    const denied = [...outcomes, ...trashOutcomes].find((outcome) =>
-      outcome.status === "failed" && outcome.accessDenied === true
-    );
-    const report: UserReport = {
-      user,
-      status: denied === undefined ? "done" : "stopped",
-      ...(denied?.status === "failed" ? { error: denied.error } : {}),
+    const report = reportOf(user, {
+      outcomes: [...outcomes, ...trashOutcomes],
       counts,
       skippedAssets,
-    };
-    const summary = (work.summary ?? summaryLine)(report, settings.dryRun);
-    if (report.status === "stopped") userLog.error(literal(summary));
-    else if (!passSucceeded([report])) userLog.warn(literal(summary));
-    else userLog.info(literal(summary));
+    });
+    logSummary(report, (work.summary ?? summaryLine)(report, settings.dryRun), userLog);
     logLeftUndone([...outcomes, ...trashOutcomes], userLog);
     if (cache !== undefined) {
       const unfinished = unfinishedReason(counts, client.faults(), options.signal?.aborted);
@@ -423,30 +498,8 @@ async function processUser(
     }
     return report;
   } catch (error) {
-    // The shutdown signal's own reason comes from a read or a retry's wait: applyPlan records
-    // each write's failure itself, so nothing was written for this user.
-    if (options.signal?.aborted && error === options.signal.reason) {
-      await journal?.close().catch(() => {});
-      logger.warn(
-        "Stopped {user} by the shutdown signal before any change: " +
-          "nothing was written for this user",
-        { user },
-      );
-      return { user, status: "failed", error: SKIP_WORDS.aborted, counts: ZERO, skippedAssets: {} };
-    }
-    // API errors name endpoint, status, server message and correlation id, never the key;
-    // anything else (a bad album name, a defect) still costs only this user.
-    const message = error instanceof Error ? error.message : String(error);
-    logger.error("Skipping {user}: {error}", { user, error: message });
-    if (!(error instanceof ApiError)) logger.debug("{stack}", { stack: (error as Error).stack });
     await journal?.close().catch(() => {});
-    return {
-      user,
-      status: "failed",
-      error: message,
-      counts: ZERO,
-      skippedAssets: {},
-    };
+    return skippedUser(user, error, options.signal);
   } finally {
     progress.end();
     lock?.release();
