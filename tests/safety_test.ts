@@ -102,10 +102,10 @@ Deno.test("main.ts puts back a stack whose replacement could not be created", as
   await using _server = library.server;
   const old = makeStack(library, "IMG_0001.dng", "IMG_0001.jpg", "IMG_0100.jpg");
   const oldStack = describeStack(old, library.labels);
-  // The replace's create is the first POST of the run.
+  // The replace's create is the first POST of a run that writes one at a time.
   library.server.setFaults({ routes: { "POST /stacks": { status: 400, times: 1 } } });
 
-  const result = await run(env(library, { REPLACE_STACKS: "true" }));
+  const result = await run(env(library, { REPLACE_STACKS: "true", STACK_CONCURRENCY: "1" }));
   assert.equal(result.code, 1);
   const now = library.server.stacks(library.userId);
   const putBack = now.find((stack) => describeStack(stack, library.labels) === oldStack);

@@ -70,6 +70,7 @@ const NOT_SETTINGS = new Set([
   "DENO_UNSTABLE_NPM_LAZY_CACHING", // the Dockerfile's: only the packages main.ts imports
   "TERM", // the terminal's, which the progress line reads with NO_COLOR
   "NO_COLOR",
+  "IMMICH_STACK_BIN", // the bench's: where immich-stack's binary is (docs/development.md)
   // immich-stack's settings that stacksync names in order to say they have no effect
   ...UNSUPPORTED_SETTINGS.map((setting) => setting.env),
 ]);
